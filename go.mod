@@ -1,0 +1,14 @@
+module github.com/rodin-gate/rodin
+
+go 1.25.0
+
+require (
+	github.com/tidwall/gjson v1.20.0
+	github.com/yuin/goldmark v1.8.7
+)
+
+require (
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.0 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
+)

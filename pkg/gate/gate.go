@@ -1,0 +1,169 @@
+// Package gate is the PreToolUse hook on ExitPlanMode: it denies leaving
+// plan mode until a passing verdict matches the plan exactly as it stands
+// (SPEC section 5).
+//
+// It fails closed. The only outcomes are no decision (Claude Code shows the
+// user its approval dialog) and deny; it never says allow. Unreadable input,
+// an unreadable plan file and a panic all deny.
+package gate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Main runs the hook; its result is the process exit code, 0 or 2.
+func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	return hookio.RunPre(stdin, stdout, stderr, func(in hookio.Input) hookio.PreOutcome {
+		return Decide(in, os.Getenv)
+	})
+}
+
+const fix = " To fix: run /rodin:plan-gate."
+
+func deny(format string, args ...any) hookio.PreOutcome {
+	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
+}
+
+// Decide is the gate: the hook input and the plan file it names (or the
+// session's newest plan file) in, a decision out.
+func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	tool, _, err := in.Field("tool_name")
+	if err != nil {
+		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+	}
+	if tool != "ExitPlanMode" {
+		return hookio.NoDecision
+	}
+	if getenv("RODIN_GATE") == "off" {
+		return hookio.PreOutcome{SystemMessage: "[rodin] The plan gate is off (RODIN_GATE=off): ExitPlanMode was not checked."}
+	}
+	planPath, hasPath, err := in.Field("tool_input.planFilePath")
+	if err != nil {
+		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+	}
+	planText, hasText, err := in.Field("tool_input.plan")
+	if err != nil {
+		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+	}
+	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
+
+	var path string
+	var data []byte
+	if hasPath && planPath != "" {
+		real, err := plansdir.Resolve(planPath, dirs)
+		if err != nil {
+			return deny("The plan file is not one rodin looks after: %v. To fix: keep the plan in a plans directory (see plansDirectory, RODIN_PLANS_DIR), then run /rodin:plan-gate.", err)
+		}
+		path = planPath
+		if data, err = safefile.ReadFile(real, planfile.MaxSize); err != nil {
+			return deny("Cannot read the plan file: %v.%s", err, fix)
+		}
+	} else {
+		session := in.SessionID()
+		if !planfile.ValidSessionID(session) {
+			return deny("No assessment found for this session: the hook input has no usable session_id and no planFilePath.%s", fix)
+		}
+		path, data = findSessionPlan(dirs, session)
+		if path == "" {
+			return deny("No assessment found for this session: no plan file in %s carries its session marker.%s", strings.Join(dirs, ", "), fix)
+		}
+	}
+
+	doc := planfile.Parse(data)
+	if doc.Malformed() {
+		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, strings.Join(doc.Problems(), "; "))
+	}
+	if hasText {
+		shown := planfile.Parse([]byte(planText))
+		if shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {
+			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
+		}
+	}
+	return decideStatus(doc)
+}
+
+// decideStatus checks the recorded metadata against the plan as it stands.
+func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
+	t := doc.Trailer()
+	switch {
+	case t.Session == "":
+		return deny("The plan file has no session marker, so it has never been assessed.%s", fix)
+	case t.PlanHash == "":
+		return deny("The plan file has no `rodin:plan:hash` line, so no assessment can be matched to it.%s", fix)
+	case t.GapsHash == "":
+		return deny("The plan file has no `rodin:gaps:hash` line, so no assessment can be matched to it.%s", fix)
+	case t.Validation == "":
+		return deny("The plan file has no `rodin:validation` line, so it has no verdict.%s", fix)
+	}
+	v, _ := planfile.ParseValidation(t.Validation) // well formed: the doc is not malformed
+	switch v.Status {
+	case planfile.StatusPending:
+		return deny("Assessment pending: %s.%s", strings.TrimSuffix(v.Reason, "."), fix)
+	case planfile.StatusPass, planfile.StatusFail:
+	default:
+		return deny("Unexpected validation status %q.%s", v.Status, fix)
+	}
+	if changed := doc.Changed(); changed != "" {
+		return deny("%s.%s", changed, fix)
+	}
+	if v.Status == planfile.StatusFail {
+		return deny("Assessment failed: %s. To fix: update the gaps block to cover the findings, then run /rodin:plan-gate.", strings.TrimSuffix(v.Reason, "."))
+	}
+	return hookio.NoDecision
+}
+
+// findSessionPlan returns the newest plan file whose session marker is
+// session. Files are tried newest first and a cheap byte search rules most
+// out before any parse, so the session's own plan is usually the only one
+// read in full.
+func findSessionPlan(dirs []string, session string) (string, []byte) {
+	type candidate struct {
+		path  string
+		mtime int64
+	}
+	var cands []candidate
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".md") || e.IsDir() {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			cands = append(cands, candidate{filepath.Join(dir, name), fi.ModTime().UnixNano()})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].mtime > cands[j].mtime })
+	marker := []byte("<!-- rodin:session=" + session + " -->")
+	for _, c := range cands {
+		real, err := plansdir.Resolve(c.path, dirs)
+		if err != nil {
+			continue
+		}
+		data, err := safefile.ReadFile(real, planfile.MaxSize)
+		if err != nil || !bytes.Contains(data, marker) {
+			continue
+		}
+		if planfile.Parse(data).Trailer().Session == session {
+			return c.path, data
+		}
+	}
+	return "", nil
+}

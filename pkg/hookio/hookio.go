@@ -1,0 +1,181 @@
+// Package hookio reads Claude Code hook input and writes hook output.
+//
+// It has two runners, one per policy: RunPost never blocks and never fails
+// (PostToolUse is fail-open), RunPre turns every failure, a panic included,
+// into a deny (PreToolUse is fail-closed). Neither ever says "allow": that
+// would skip the user's approval dialog.
+package hookio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// MaxInput caps the hook input. Write and ExitPlanMode inputs carry a whole
+// plan, so it is a few times planfile.MaxSize; larger input is malformed.
+const MaxInput = 64 << 20
+
+// Input is one hook input, validated JSON.
+type Input struct{ raw []byte }
+
+// Read reads and validates a hook input.
+func Read(r io.Reader) (Input, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	switch {
+	case err != nil:
+		return Input{}, fmt.Errorf("cannot read the hook input: %v", err)
+	case len(b) > MaxInput:
+		return Input{}, fmt.Errorf("the hook input is larger than %d MiB", MaxInput>>20)
+	case len(strings.TrimSpace(string(b))) == 0:
+		return Input{}, errors.New("the hook input is empty")
+	case !gjson.ValidBytes(b):
+		return Input{}, errors.New("the hook input is not valid JSON")
+	case !gjson.ParseBytes(b).IsObject():
+		return Input{}, errors.New("the hook input is not a JSON object")
+	}
+	return Input{raw: b}, nil
+}
+
+// NewInput wraps JSON that the caller has validated (tests, benchmarks).
+func NewInput(raw []byte) Input { return Input{raw: raw} }
+
+// Field returns the string at a gjson path. ok is false when the field is
+// absent or null; err is set when it is present with another type.
+func (in Input) Field(path string) (s string, ok bool, err error) {
+	r := gjson.GetBytes(in.raw, path)
+	switch r.Type {
+	case gjson.Null:
+		return "", false, nil
+	case gjson.String:
+		return r.String(), true, nil
+	}
+	return "", false, fmt.Errorf("%s is %s, not a string", path, typeName(r))
+}
+
+// str is Field for the fail-open side: anything but a string is "".
+func (in Input) str(path string) string {
+	s, _, _ := in.Field(path)
+	return s
+}
+
+func typeName(r gjson.Result) string {
+	switch {
+	case r.IsObject():
+		return "an object"
+	case r.IsArray():
+		return "an array"
+	case r.IsBool():
+		return "a boolean"
+	case r.Type == gjson.Number:
+		return "a number"
+	}
+	return "of another type"
+}
+
+// Accessors for the fields Claude Code sends (see the fixtures in
+// shared/fixtures/claude-code-2.1.197). Missing or mistyped fields read "".
+func (in Input) SessionID() string      { return in.str("session_id") }
+func (in Input) HookEventName() string  { return in.str("hook_event_name") }
+func (in Input) ToolName() string       { return in.str("tool_name") }
+func (in Input) PermissionMode() string { return in.str("permission_mode") }
+func (in Input) Cwd() string            { return in.str("cwd") }
+
+// FilePath is the file a Write, Edit or MultiEdit touched:
+// tool_input.file_path, else tool_response.filePath.
+func (in Input) FilePath() string {
+	if p := in.str("tool_input.file_path"); p != "" {
+		return p
+	}
+	return in.str("tool_response.filePath")
+}
+
+// PreOutcome is what a PreToolUse hook tells Claude Code: no decision (the
+// zero value: Claude Code shows its usual approval dialog) or a deny.
+type PreOutcome struct {
+	Deny          bool
+	Reason        string // with Deny: what is wrong and how to fix it
+	SystemMessage string // without Deny: a note shown to the user
+}
+
+// NoDecision lets Claude Code carry on as it would without the hook.
+var NoDecision = PreOutcome{}
+
+// Denial is a deny with the given reason.
+func Denial(reason string) PreOutcome { return PreOutcome{Deny: true, Reason: reason} }
+
+// PostOutcome is what a PostToolUse hook tells Claude Code; the zero value
+// says nothing.
+type PostOutcome struct {
+	Context       string // additionalContext: read by the model
+	SystemMessage string // shown to the user
+}
+
+// RunPre reads the input, asks decide, and writes the outcome: exit 0 with
+// nothing on stdout (or only a systemMessage) for no decision, or the JSON
+// deny on stdout, the reason on stderr and exit 2. Unreadable input and a
+// panic deny with internalReason's text.
+func RunPre(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) PreOutcome) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			code = WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
+		}
+	}()
+	in, err := Read(stdin)
+	if err != nil {
+		return WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
+	}
+	out := decide(in)
+	if out.Deny {
+		return WriteDeny(stdout, stderr, out.Reason)
+	}
+	if out.SystemMessage != "" {
+		b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", out.SystemMessage)
+		stdout.Write(append(b, '\n'))
+	}
+	return 0
+}
+
+// WriteDeny writes a PreToolUse deny and returns its exit code, 2. Claude
+// Code blocks the tool on either signal; both are given so that a reason
+// reaches the model whichever it reads.
+func WriteDeny(stdout, stderr io.Writer, reason string) int {
+	b, err := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`),
+		"hookSpecificOutput.permissionDecisionReason", reason)
+	if err == nil {
+		stdout.Write(append(b, '\n'))
+	}
+	io.WriteString(stderr, reason+"\n")
+	return 2
+}
+
+// RunPost reads the input, asks act, and writes what it says. It exits 0
+// whatever happens: a PostToolUse hook must never fail the tool call.
+func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (code int) {
+	defer func() {
+		if recover() != nil {
+			code = 0
+		}
+	}()
+	in, err := Read(stdin)
+	if err != nil {
+		return 0
+	}
+	out := act(in)
+	b := []byte(`{}`)
+	if out.Context != "" {
+		b, _ = sjson.SetBytes(b, "hookSpecificOutput.hookEventName", "PostToolUse")
+		b, _ = sjson.SetBytes(b, "hookSpecificOutput.additionalContext", out.Context)
+	}
+	if out.SystemMessage != "" {
+		b, _ = sjson.SetBytes(b, "systemMessage", out.SystemMessage)
+	}
+	if len(b) > 2 {
+		stdout.Write(append(b, '\n'))
+	}
+	return 0
+}

@@ -1,0 +1,170 @@
+// Package keeper is the PostToolUse hook: after every Write, Edit or
+// MultiEdit of a plan file in plan mode it keeps the metadata at the end of
+// the file true (SPEC section 4).
+//
+// It is fail-open: it exits 0 whatever happens and, on any error, leaves the
+// file as it was. The PreToolUse gate is what fails closed.
+package keeper
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Main runs the hook; its result is the process exit code.
+func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
+		return Act(in, os.Getenv)
+	})
+}
+
+// Act looks after the plan file the tool call touched, if any. The cheapest
+// facts decide first: mode, tool and path are checked before any file is
+// opened, so edits outside plan mode cost a JSON lookup.
+func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if in.PermissionMode() != "plan" {
+		return hookio.PostOutcome{}
+	}
+	switch in.ToolName() {
+	case "Write", "Edit", "MultiEdit":
+	default:
+		return hookio.PostOutcome{}
+	}
+	path := in.FilePath()
+	if !strings.HasSuffix(path, ".md") {
+		return hookio.PostOutcome{}
+	}
+	real, err := plansdir.Resolve(path, plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()}))
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	session := in.SessionID()
+	if !planfile.ValidSessionID(session) {
+		return hookio.PostOutcome{}
+	}
+	now := Now(getenv)
+
+	// Decide on a snapshot first: writes are atomic renames, so a read
+	// without the lock sees a whole version, and most edits need no write.
+	data, err := safefile.ReadFile(real, planfile.MaxSize)
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	doc := planfile.Parse(data)
+	if doc.Malformed() {
+		return malformed(path, doc)
+	}
+	if _, _, changed := Next(doc, session, now); !changed {
+		return hookio.PostOutcome{}
+	}
+
+	// Decide again under the lock, on the file as it is now.
+	var note string
+	var out hookio.PostOutcome
+	wrote, err := safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
+		doc := planfile.Parse(old)
+		if doc.Malformed() {
+			out = malformed(path, doc)
+			return nil, nil
+		}
+		t, why, changed := Next(doc, session, now)
+		if !changed {
+			return nil, nil
+		}
+		note = why
+		return doc.Render(t)
+	})
+	switch {
+	case err != nil:
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not update the metadata at the end of %s: %v. The plan gate will deny until it can.", path, err)}
+	case wrote:
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Updated the metadata at the end of %s (%s). Re-read the file before editing those lines.", path, note)}
+	}
+	return out
+}
+
+func malformed(path string, doc *planfile.Doc) hookio.PostOutcome {
+	return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] The rodin markers in %s are malformed, so rodin changed nothing: %s. Fix them; the plan gate denies until they are well formed.",
+		path, strings.Join(doc.Problems(), "; "))}
+}
+
+// Reasons recorded with a pending status.
+const (
+	ReasonNotAssessed     = "Not assessed yet"
+	ReasonMetadataMissing = "Metadata lines were missing, so no earlier assessment counts"
+)
+
+// Next is the metadata a well-formed plan file should carry after an edit by
+// session, and whether that differs from what it carries. The note says
+// what changed, for the message to the agent.
+//
+//   - No session marker: add one for session, with the current digests and
+//     a pending status. A marker of another session is kept.
+//   - Verdict signals: consume them; one valid signal sets its status and
+//     reason, anything else sets pending with what was wrong. The digests
+//     become the current ones.
+//   - A hash or validation line missing: restore them as pending.
+//   - Status pass or fail with a recorded digest that differs from the
+//     current one: pending, naming what changed.
+//   - Otherwise nothing: a pending plan stays untouched by ordinary edits.
+func Next(d *planfile.Doc, session string, now time.Time) (t planfile.Trailer, note string, changed bool) {
+	cur := d.Trailer()
+	plan, gaps := d.PlanDigest(), d.GapsDigest()
+	pending := func(reason string) (planfile.Trailer, string, bool) {
+		t := planfile.Trailer{Session: cur.Session, PlanHash: plan, GapsHash: gaps, Validation: record(planfile.StatusPending, reason, now)}
+		if t.Session == "" {
+			t.Session = session
+		}
+		return t, "validation: pending, " + reason, true
+	}
+
+	if signals := d.Signals(); len(signals) > 0 {
+		if len(signals) > 1 {
+			return pending(fmt.Sprintf("Verdict signal rejected: found %d signal lines; write exactly one with `rodin signal`", len(signals)))
+		}
+		v, err := planfile.ParseVerdict(signals[0])
+		if err != nil {
+			return pending(fmt.Sprintf("Verdict signal rejected: %v; write it with `rodin signal`", err))
+		}
+		t, _, _ := pending("")
+		t.Validation = record(v.Status, v.Reason, now)
+		return t, "validation: " + v.Status + " recorded from the verdict signal", true
+	}
+	if cur.Session == "" {
+		return pending(ReasonNotAssessed)
+	}
+	if cur.PlanHash == "" || cur.GapsHash == "" || cur.Validation == "" {
+		return pending(ReasonMetadataMissing)
+	}
+	v, _ := planfile.ParseValidation(cur.Validation) // well formed: the doc is not malformed
+	if v.Status != planfile.StatusPass && v.Status != planfile.StatusFail {
+		return cur, "", false
+	}
+	if reason := d.Changed(); reason != "" {
+		return pending(reason)
+	}
+	return cur, "", false
+}
+
+func record(status, reason string, now time.Time) string {
+	return planfile.Validation{Status: status, Reason: reason, TS: now.UTC().Format(time.RFC3339)}.Encode()
+}
+
+// Now is rodin's one clock: the current time, or RODIN_NOW (RFC 3339) when
+// set, so that tests can fix the timestamps the hooks write.
+func Now(getenv func(string) string) time.Time {
+	if s := getenv("RODIN_NOW"); s != "" {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}

@@ -1,0 +1,492 @@
+// Package planfile is the model of a rodin plan file: the Markdown plan, the
+// gaps block the agent maintains, and the metadata lines (HTML comments) that
+// the hooks keep at the end of the file.
+//
+// The structure comes from goldmark's block parser, never from line regexes:
+// a metadata line counts only where CommonMark reads an HTML block, so a
+// marker inside a code fence or inline in a paragraph is ordinary plan text.
+package planfile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// MaxSize caps how much of a plan file rodin reads. A larger file is treated
+// as unreadable: PostToolUse leaves it alone and PreToolUse denies.
+const MaxSize = 16 << 20
+
+// kind says what a line of the plan file is.
+type kind uint8
+
+const (
+	kindText       kind = iota // plan or gaps text
+	kindGapsStart              // <!-- rodin:gaps:start -->
+	kindGapsEnd                // <!-- rodin:gaps:end -->
+	kindSession                // <!-- rodin:session=<id> -->
+	kindPlanHash               // <!-- rodin:plan:hash=<hex> -->
+	kindGapsHash               // <!-- rodin:gaps:hash=<hex> -->
+	kindValidation             // <!-- rodin:validation=<json> -->
+	kindSignal                 // <!-- rodin:verdict:signal=<json> -->
+	kindUnknown                // <!-- rodin:<key> --> of a key this version does not know
+)
+
+var keyKinds = map[string]kind{
+	"gaps:start":     kindGapsStart,
+	"gaps:end":       kindGapsEnd,
+	"session":        kindSession,
+	"plan:hash":      kindPlanHash,
+	"gaps:hash":      kindGapsHash,
+	"validation":     kindValidation,
+	"verdict:signal": kindSignal,
+}
+
+// managed reports whether the hooks own lines of kind k: they remove and
+// rewrite these, and keep them in the trailer at the end of the file.
+func (k kind) managed() bool { return k >= kindSession && k <= kindSignal }
+
+// line is one physical line. Offsets into the normalized text (LF only, no
+// BOM) give its content; offsets into the original bytes let a rewrite copy
+// every byte of the lines it keeps exactly as they were.
+type line struct {
+	start, end   int // content in norm, without the '\n'
+	rawStart     int // in src
+	rawNext      int // in src, after the line terminator
+	kind         kind
+	value        string // for metadata lines: the text after '='
+	hasValue     bool
+	inGapsBlock  bool // strictly between the gaps markers
+	isMetaLine   bool // a rodin metadata line (any key)
+	headingLevel uint8
+}
+
+// Doc is a parsed plan file.
+type Doc struct {
+	src     []byte // the file as read
+	bomLen  int
+	norm    []byte // src without BOM, CRLF and lone CR turned into LF
+	crlf    bool   // the file's first line ends in CRLF: new lines use CRLF too
+	lines   []line
+	start   int // line index of the gaps start marker, -1 when none
+	end     int // line index of the gaps end marker, -1 when none
+	meta    Trailer
+	signals []int // line indexes of verdict signals
+	probs   []string
+
+	planDigest, gapsDigest string // computed once, on first use
+}
+
+// Trailer is the single-line metadata the hooks keep at the end of the file.
+// Values are kept exactly as written so that an unchanged line renders
+// byte-for-byte as it was. An empty field means the line is absent.
+type Trailer struct {
+	Session    string
+	PlanHash   string
+	GapsHash   string
+	Validation string // compact JSON
+}
+
+// Parse reads a plan file. It never fails: problems with the markers are
+// collected and reported by Problems, and the digests are computed anyway.
+func Parse(src []byte) *Doc {
+	d := &Doc{src: src, start: -1, end: -1}
+	if bytes.HasPrefix(src, bom) {
+		d.bomLen = len(bom)
+	}
+	d.splitLines()
+	d.classify()
+	return d
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// splitLines normalizes line endings and records each line's offsets in the
+// normalized and in the original bytes.
+func (d *Doc) splitLines() {
+	raw := d.src[d.bomLen:]
+	hasCR := bytes.IndexByte(raw, '\r') >= 0
+	if !hasCR {
+		d.norm = raw
+	} else {
+		d.norm = make([]byte, 0, len(raw))
+	}
+	n := bytes.Count(raw, []byte{'\n'}) + 1
+	d.lines = make([]line, 0, n)
+	for i := 0; i < len(raw); {
+		j := i
+		for j < len(raw) && raw[j] != '\n' && raw[j] != '\r' {
+			j++
+		}
+		next := j
+		if next < len(raw) {
+			if raw[next] == '\r' && next+1 < len(raw) && raw[next+1] == '\n' {
+				if len(d.lines) == 0 {
+					d.crlf = true
+				}
+				next += 2
+			} else {
+				next++
+			}
+		}
+		l := line{rawStart: d.bomLen + i, rawNext: d.bomLen + next}
+		if hasCR {
+			l.start = len(d.norm)
+			d.norm = append(d.norm, raw[i:j]...)
+			l.end = len(d.norm)
+			if next > j {
+				d.norm = append(d.norm, '\n')
+			}
+		} else {
+			l.start, l.end = i, j
+		}
+		d.lines = append(d.lines, l)
+		i = next
+	}
+}
+
+// classify finds the metadata lines, the gaps block and the headings.
+func (d *Doc) classify() {
+	if len(d.lines) == 0 {
+		return
+	}
+	root := newParser().Parse(text.NewReader(d.norm))
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			segs := n.Lines()
+			for i := 0; i < segs.Len(); i++ {
+				d.markHTMLLine(segs.At(i).Start)
+			}
+			if n.HasClosure() {
+				d.markHTMLLine(n.ClosureLine.Start)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Heading:
+			// An empty heading ("##") has no segments and names nothing.
+			if segs := n.Lines(); segs.Len() > 0 {
+				d.lines[d.lineAt(segs.At(0).Start)].headingLevel = uint8(n.Level)
+			}
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	d.structure()
+}
+
+// newParser returns a goldmark parser that builds the block structure only.
+// Inline parsing (links, emphasis) cannot move a block boundary, so it is
+// left out; it is also where most of goldmark's time goes.
+func newParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(),
+		parser.WithParagraphTransformers(),
+	)
+}
+
+// lineAt returns the index of the line holding normalized offset off.
+func (d *Doc) lineAt(off int) int {
+	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].start > off })
+	return i - 1
+}
+
+const (
+	markerOpen  = "<!-- rodin:"
+	markerClose = " -->"
+)
+
+// markHTMLLine looks at a line that CommonMark reads as part of an HTML
+// block and records it as metadata when it is a whole-line rodin comment.
+func (d *Doc) markHTMLLine(off int) {
+	i := d.lineAt(off)
+	if i < 0 || d.lines[i].isMetaLine {
+		return
+	}
+	l := &d.lines[i]
+	s := string(bytes.Trim(d.norm[l.start:l.end], " \t"))
+	if !strings.HasPrefix(s, markerOpen) {
+		return
+	}
+	l.isMetaLine = true
+	inner, ok := strings.CutSuffix(s, markerClose)
+	if !ok || strings.Contains(inner, "-->") || strings.Contains(inner[len(markerOpen):], "<!--") {
+		l.kind = kindUnknown
+		d.problem(i, "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`")
+		return
+	}
+	body := inner[len(markerOpen):]
+	key, value, hasValue := strings.Cut(body, "=")
+	k, known := keyKinds[key]
+	if !known {
+		l.kind = kindUnknown
+		return
+	}
+	l.kind, l.value, l.hasValue = k, value, hasValue
+}
+
+func (d *Doc) problem(i int, format string, args ...any) {
+	d.probs = append(d.probs, fmt.Sprintf("line %d: ", i+1)+fmt.Sprintf(format, args...))
+}
+
+// structure checks the markers in file order: one gaps block, start before
+// end, single-line metadata at most once and with well-formed values.
+func (d *Doc) structure() {
+	for i := range d.lines {
+		l := &d.lines[i]
+		if !l.isMetaLine {
+			if d.start >= 0 && d.end < 0 {
+				l.inGapsBlock = true
+			}
+			continue
+		}
+		inside := d.start >= 0 && d.end < 0
+		switch l.kind {
+		case kindGapsStart, kindGapsEnd:
+			if l.hasValue {
+				d.problem(i, "`<!-- rodin:%s -->` takes no value", keyOf(l.kind))
+			}
+			if l.kind == kindGapsStart {
+				switch {
+				case inside:
+					d.problem(i, "gaps block opened again before `<!-- rodin:gaps:end -->` (blocks cannot nest)")
+				case d.start >= 0:
+					d.problem(i, "a second gaps block (only one is allowed)")
+				default:
+					d.start = i
+				}
+			} else {
+				switch {
+				case d.start < 0 || d.end >= 0:
+					d.problem(i, "`<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`")
+				default:
+					d.end = i
+				}
+			}
+			continue
+		case kindUnknown:
+			if inside {
+				l.inGapsBlock = true
+				l.isMetaLine = false // gaps text: the gaps content is every line between the markers
+			}
+			continue
+		}
+		if inside {
+			d.problem(i, "`<!-- rodin:%s=… -->` inside the gaps block; metadata belongs at the end of the file", keyOf(l.kind))
+			continue
+		}
+		if !l.hasValue {
+			d.problem(i, "`<!-- rodin:%s -->` needs a value after `=`", keyOf(l.kind))
+			continue
+		}
+		switch l.kind {
+		case kindSession:
+			if !ValidSessionID(l.value) {
+				d.problem(i, "the session id %q is not valid", l.value)
+				continue
+			}
+			d.setOnce(i, &d.meta.Session, l.value)
+		case kindPlanHash, kindGapsHash:
+			if !isDigest(l.value) {
+				d.problem(i, "the %s is not 64 lowercase hex digits", keyOf(l.kind))
+				continue
+			}
+			if l.kind == kindPlanHash {
+				d.setOnce(i, &d.meta.PlanHash, l.value)
+			} else {
+				d.setOnce(i, &d.meta.GapsHash, l.value)
+			}
+		case kindValidation:
+			if _, err := ParseValidation(l.value); err != nil {
+				d.problem(i, "the validation value is not valid: %v", err)
+				continue
+			}
+			d.setOnce(i, &d.meta.Validation, l.value)
+		case kindSignal:
+			d.signals = append(d.signals, i)
+		}
+	}
+	if d.start >= 0 && d.end < 0 {
+		d.problem(d.start, "the gaps block is not closed: add `<!-- rodin:gaps:end -->` after the last gap")
+		for i := range d.lines {
+			d.lines[i].inGapsBlock = false
+		}
+	}
+}
+
+func (d *Doc) setOnce(i int, field *string, value string) {
+	if *field != "" {
+		d.problem(i, "a second `rodin:%s` line (each may appear once)", keyOf(d.lines[i].kind))
+		return
+	}
+	*field = value
+}
+
+func keyOf(k kind) string {
+	for key, kk := range keyKinds {
+		if kk == k {
+			return key
+		}
+	}
+	return "?"
+}
+
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidSessionID reports whether id can be written into a session marker:
+// Claude Code's ids are UUIDs; anything that could end a comment or a line
+// is refused.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Problems lists what is malformed about the markers, one entry per problem,
+// each naming its line. A malformed file is never rewritten.
+func (d *Doc) Problems() []string { return d.probs }
+
+// Malformed reports whether any marker is malformed.
+func (d *Doc) Malformed() bool { return len(d.probs) > 0 }
+
+// Trailer returns the single-line metadata as found in the file.
+func (d *Doc) Trailer() Trailer { return d.meta }
+
+// HasGapsBlock reports whether the file has a well-formed gaps block.
+func (d *Doc) HasGapsBlock() bool { return d.start >= 0 && d.end >= 0 }
+
+// Signals returns the raw JSON values of the verdict signal lines.
+func (d *Doc) Signals() []string {
+	out := make([]string, len(d.signals))
+	for i, li := range d.signals {
+		out[i] = d.lines[li].value
+	}
+	return out
+}
+
+func (d *Doc) lineText(i int) []byte { return d.norm[d.lines[i].start:d.lines[i].end] }
+
+// inPlan reports whether line i is plan content: not a metadata line and not
+// part of the gaps block (its markers included).
+func (d *Doc) inPlan(i int) bool {
+	l := d.lines[i]
+	if l.isMetaLine || l.inGapsBlock {
+		return false
+	}
+	return !(d.HasGapsBlock() && i >= d.start && i <= d.end)
+}
+
+func (d *Doc) inGaps(i int) bool { return d.HasGapsBlock() && d.lines[i].inGapsBlock }
+
+// PlanContent is the canonical plan text (SPEC section 3): every line but the
+// metadata lines and the gaps block, LF-terminated.
+func (d *Doc) PlanContent() []byte { return d.content(d.inPlan) }
+
+// GapsContent is the canonical text strictly between the gaps markers; empty
+// when there is no block.
+func (d *Doc) GapsContent() []byte { return d.content(d.inGaps) }
+
+func (d *Doc) content(keep func(int) bool) []byte {
+	var b bytes.Buffer
+	for i := range d.lines {
+		if keep(i) {
+			b.Write(d.lineText(i))
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// PlanDigest is the digest of PlanContent.
+func (d *Doc) PlanDigest() string {
+	if d.planDigest == "" {
+		d.planDigest = d.digest(d.inPlan)
+	}
+	return d.planDigest
+}
+
+// GapsDigest is the digest of GapsContent.
+func (d *Doc) GapsDigest() string {
+	if d.gapsDigest == "" {
+		d.gapsDigest = d.digest(d.inGaps)
+	}
+	return d.gapsDigest
+}
+
+// Changed names what differs between the digests recorded in the trailer and
+// the current ones: "Plan content changed since assessment", "Gaps changed
+// since assessment", both, or "" when neither does.
+func (d *Doc) Changed() string {
+	switch plan, gaps := d.meta.PlanHash != d.PlanDigest(), d.meta.GapsHash != d.GapsDigest(); {
+	case plan && gaps:
+		return "Plan content and gaps changed since assessment"
+	case plan:
+		return "Plan content changed since assessment"
+	case gaps:
+		return "Gaps changed since assessment"
+	}
+	return ""
+}
+
+// digest hashes the kept lines without building the text: trailing empty
+// lines only add newlines that Digest would strip, so it stops at the last
+// non-empty kept line.
+func (d *Doc) digest(keep func(int) bool) string {
+	last := -1
+	for i := len(d.lines) - 1; i >= 0; i-- {
+		if keep(i) && d.lines[i].end > d.lines[i].start {
+			last = i
+			break
+		}
+	}
+	h := sha256.New()
+	for i := 0; i <= last; i++ {
+		if keep(i) {
+			h.Write(d.lineText(i))
+			h.Write([]byte{'\n'})
+		}
+	}
+	if last < 0 {
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Digest is SHA-256 of text with all trailing newlines removed and exactly
+// one appended, in lowercase hex: what the original shell design computed
+// with `echo "$(…)" | shasum -a 256`.
+func Digest(text []byte) string {
+	h := sha256.New()
+	h.Write(bytes.TrimRight(text, "\n"))
+	h.Write([]byte{'\n'})
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,195 @@
+// Package plansdir decides where Claude Code keeps plan files and whether a
+// path is one of them (SPEC section 1).
+//
+// The directories are, in order: every entry of RODIN_PLANS_DIR when it is
+// set (and nothing else); otherwise the plansDirectory setting that Claude
+// Code would use (.claude/settings.local.json, then .claude/settings.json
+// under the project root, then the user's settings.json) followed by the
+// default <config>/plans, where <config> is CLAUDE_CONFIG_DIR or ~/.claude.
+// The default stays in the list when plansDirectory is set, so plans written
+// before the setting changed are still looked after.
+package plansdir
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Env is what the resolution reads from the process environment.
+type Env struct {
+	Getenv func(string) string
+	// Cwd is the hook input's cwd, the project root when CLAUDE_PROJECT_DIR
+	// is unset.
+	Cwd string
+}
+
+// maxSettingsSize caps a settings file; a larger one is ignored.
+const maxSettingsSize = 1 << 20
+
+// Dirs returns the plans directories, cleaned and absolute. Entries that are
+// relative are taken from the project root.
+func Dirs(env Env) []string {
+	project := env.Getenv("CLAUDE_PROJECT_DIR")
+	if project == "" {
+		project = env.Cwd
+	}
+	if list := env.Getenv("RODIN_PLANS_DIR"); list != "" {
+		var dirs []string
+		for _, d := range filepath.SplitList(list) {
+			if d != "" {
+				dirs = appendDir(dirs, absolute(d, project, env))
+			}
+		}
+		return dirs
+	}
+	config := configDir(env)
+	var dirs []string
+	candidates := []string{
+		filepath.Join(project, ".claude", "settings.local.json"),
+		filepath.Join(project, ".claude", "settings.json"),
+		filepath.Join(config, "settings.json"),
+	}
+	if project == "" {
+		candidates = candidates[2:]
+	}
+	for _, settings := range candidates {
+		if d := plansDirectory(settings); d != "" {
+			dirs = appendDir(dirs, absolute(d, project, env))
+			break
+		}
+	}
+	if config != "" {
+		dirs = appendDir(dirs, filepath.Join(config, "plans"))
+	}
+	return dirs
+}
+
+func appendDir(dirs []string, d string) []string {
+	if d == "" || !filepath.IsAbs(d) {
+		return dirs
+	}
+	for _, have := range dirs {
+		if have == d {
+			return dirs
+		}
+	}
+	return append(dirs, d)
+}
+
+// configDir is Claude Code's configuration directory.
+func configDir(env Env) string {
+	if d := env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Clean(d)
+	}
+	if home := home(env); home != "" {
+		return filepath.Join(home, ".claude")
+	}
+	return ""
+}
+
+func home(env Env) string {
+	if h := env.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// absolute resolves ~ and project-relative paths.
+func absolute(d, project string, env Env) string {
+	switch {
+	case d == "~":
+		return home(env)
+	case strings.HasPrefix(d, "~/"):
+		if h := home(env); h != "" {
+			return filepath.Join(h, d[2:])
+		}
+		return ""
+	case filepath.IsAbs(d):
+		return filepath.Clean(d)
+	case project != "":
+		return filepath.Join(project, d)
+	}
+	return ""
+}
+
+// plansDirectory reads the plansDirectory setting of one settings file; a
+// missing, unreadable or invalid file has none.
+func plansDirectory(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err != nil || len(b) > maxSettingsSize || !gjson.ValidBytes(b) {
+		return ""
+	}
+	v := gjson.GetBytes(b, "plansDirectory")
+	if v.Type != gjson.String {
+		return ""
+	}
+	return strings.TrimSpace(v.String())
+}
+
+// ErrNotPlanFile is wrapped by every reason Resolve gives for refusing a path.
+var ErrNotPlanFile = errors.New("not a plan file")
+
+// Resolve returns the real path of a plan file: path must be absolute, end in
+// .md, and after resolving symlinks be a regular file inside one of dirs.
+// The error says why a path is refused.
+func Resolve(path string, dirs []string) (string, error) {
+	switch {
+	case !filepath.IsAbs(path):
+		return "", notPlan("%s is not an absolute path", path)
+	case !strings.HasSuffix(path, ".md"):
+		return "", notPlan("%s does not end in .md", path)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", notPlan("%s cannot be resolved: %v", path, unwrapPathErr(err))
+	}
+	for _, d := range dirs {
+		realDir, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(realDir, real); err == nil && rel != "." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != ".." {
+			fi, err := os.Stat(real)
+			if err != nil {
+				return "", notPlan("%s cannot be read: %v", path, unwrapPathErr(err))
+			}
+			if !fi.Mode().IsRegular() {
+				return "", notPlan("%s is not a regular file", path)
+			}
+			return real, nil
+		}
+	}
+	if real != path {
+		return "", notPlan("%s resolves to %s, outside the plans directories (%s)", path, real, strings.Join(dirs, ", "))
+	}
+	return "", notPlan("%s is outside the plans directories (%s)", path, strings.Join(dirs, ", "))
+}
+
+func notPlan(format string, args ...any) error {
+	return &notPlanError{msg: fmt.Sprintf(format, args...)}
+}
+
+type notPlanError struct{ msg string }
+
+func (e *notPlanError) Error() string { return e.msg }
+func (e *notPlanError) Unwrap() error { return ErrNotPlanFile }
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

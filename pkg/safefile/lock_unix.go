@@ -1,0 +1,33 @@
+//go:build unix
+
+package safefile
+
+import (
+	"os"
+	"syscall"
+)
+
+// renameOverOpenFile: the lock is held until the new file is in place.
+const renameOverOpenFile = true
+
+func lock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// openNoBlock opens for reading without waiting on a FIFO or device.
+func openNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// syncDir makes a rename durable; a failure only weakens durability.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,145 @@
+// Package safefile replaces a file's contents so that no reader ever sees a
+// partial write and no two writers lose each other's update.
+//
+// A writer takes an exclusive advisory lock on the file, reads it, and puts
+// the new contents in place with a temporary file in the same directory,
+// fsync and rename (keeping the file mode). Since the rename swaps the
+// inode, a writer that waited for the lock checks that the file it locked is
+// still the one at the path, and starts over when it is not.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ErrTooLarge is returned when the file is larger than the caller's limit.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads a regular file of at most max bytes. It never blocks on a
+// FIFO or a device: it opens without waiting and refuses non-regular files.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRegular(f, max)
+}
+
+func readRegular(f *os.File, max int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", f.Name())
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %w (%d bytes, the limit is %d)", f.Name(), ErrTooLarge, fi.Size(), max)
+	}
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, fmt.Errorf("%s: %w (the limit is %d bytes)", f.Name(), ErrTooLarge, max)
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// Update calls edit with the current contents of path, under an exclusive
+// lock, and atomically replaces the file with what edit returns. When edit
+// returns nil bytes, nothing is written. It reports whether it wrote.
+func Update(path string, max int64, edit func(old []byte) ([]byte, error)) (bool, error) {
+	for attempt := 0; attempt < 100; attempt++ {
+		f, err := openNoBlock(path)
+		if err != nil {
+			return false, err
+		}
+		wrote, retry, err := updateLocked(f, path, max, edit)
+		f.Close()
+		if !retry {
+			return wrote, err
+		}
+	}
+	return false, fmt.Errorf("%s kept changing while rodin waited to update it", path)
+}
+
+func updateLocked(f *os.File, path string, max int64, edit func([]byte) ([]byte, error)) (wrote, retry bool, err error) {
+	if err := lock(f); err != nil {
+		return false, false, fmt.Errorf("cannot lock %s: %v", path, err)
+	}
+	locked, err := f.Stat()
+	if err != nil {
+		return false, false, err
+	}
+	current, err := os.Stat(path)
+	if err != nil {
+		return false, false, err
+	}
+	if !os.SameFile(locked, current) {
+		return false, true, nil // replaced while we waited: lock the new one
+	}
+	old, err := readRegular(f, max)
+	if err != nil {
+		return false, false, err
+	}
+	next, err := edit(old)
+	if err != nil || next == nil {
+		return false, false, err
+	}
+	if !renameOverOpenFile {
+		f.Close()
+	}
+	if err := replace(path, next, locked.Mode().Perm()); err != nil {
+		return false, false, err
+	}
+	return true, false, nil
+}
+
+// replace writes data to a temporary file beside path and renames it over
+// path. The temporary name starts with a dot and does not end in .md, so
+// nothing takes a leftover for a plan.
+func replace(path string, data []byte, perm os.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	tmp, err := os.CreateTemp(dir, "."+base+".rodin-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
