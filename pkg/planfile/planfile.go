@@ -283,7 +283,7 @@ func (d *Doc) structure() {
 			continue
 		}
 		if inside {
-			d.problem(i, "`<!-- rodin:%s=… -->` inside the gaps block; metadata belongs at the end of the file", keyOf(l.kind))
+			d.problem(i, "a `rodin:%s` line inside the gaps block; metadata belongs at the end of the file", keyOf(l.kind))
 			continue
 		}
 		if !l.hasValue {

@@ -1,0 +1,208 @@
+package rodin_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rodin-gate/rodin/pkg/gate"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/keeper"
+)
+
+var update = flag.Bool("u", false, "update testscript output files")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"pretooluse":  func() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) },
+		"posttooluse": func() { os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr)) },
+		// The real runner around a decision that panics: shows, through a
+		// whole process, that a panic in the gate denies.
+		"pretooluse-panics": func() {
+			os.Exit(hookio.RunPre(os.Stdin, os.Stdout, os.Stderr, func(hookio.Input) hookio.PreOutcome { panic("forced") }))
+		},
+	})
+}
+
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup:               setup,
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"exitcode":  cmdExitcode,
+			"expand":    cmdExpand,
+			"snapshot":  cmdSnapshot,
+			"unchanged": cmdUnchanged,
+			"replace":   cmdReplace,
+			"append":    cmdAppend,
+			"crlf":      cmdCRLF,
+			"bom":       cmdBOM,
+		},
+	})
+}
+
+// setup gives every script a home with an empty plans directory, a project
+// directory, and a fixed clock. $PLANS is the default plans directory.
+func setup(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	plans := filepath.Join(home, ".claude", "plans")
+	project := filepath.Join(env.WorkDir, "project")
+	for _, d := range []string{plans, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("PLANS", plans)
+	env.Setenv("PROJECT", project)
+	env.Setenv("RODIN_NOW", "2026-11-21T12:00:00Z")
+	env.Setenv("SESSION", "b89c8bbf-0567-4b71-9765-23162d176ca0")
+	return nil
+}
+
+// exitcode N command [args...] runs a command (as exec does, with the stdin
+// set by `stdin`) and fails unless it exits with exactly N.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = exit.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// expand FILE... replaces $VAR and ${VAR} in each file with the script's
+// environment, so hook inputs can name paths under $WORK.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		path := ts.MkAbs(f)
+		data := os.Expand(ts.ReadFile(f), ts.Getenv)
+		ts.Check(os.WriteFile(path, []byte(data), 0o644))
+	}
+}
+
+var snapshots = map[string]snapshot{}
+
+type snapshot struct {
+	data  []byte
+	mtime time.Time
+	info  os.FileInfo
+}
+
+// snapshot FILE sets FILE's mtime into the past and remembers its bytes,
+// mtime and inode; `unchanged FILE` then checks that nothing touched it. The
+// old mtime makes a rewrite visible even within the same second.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		path := ts.MkAbs(f)
+		past := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+		ts.Check(os.Chtimes(path, past, past))
+		data, err := os.ReadFile(path)
+		ts.Check(err)
+		fi, err := os.Stat(path)
+		ts.Check(err)
+		snapshots[path] = snapshot{data, fi.ModTime(), fi}
+	}
+}
+
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		path := ts.MkAbs(f)
+		snap, ok := snapshots[path]
+		if !ok {
+			ts.Fatalf("unchanged %s: no snapshot", f)
+		}
+		data, err := os.ReadFile(path)
+		ts.Check(err)
+		fi, err := os.Stat(path)
+		ts.Check(err)
+		same := bytes.Equal(data, snap.data) && fi.ModTime().Equal(snap.mtime) && os.SameFile(fi, snap.info)
+		switch {
+		case neg && same:
+			ts.Fatalf("%s was not changed", f)
+		case !neg && !same:
+			ts.Fatalf("%s changed:\n%s", f, describeChange(snap, data, fi))
+		}
+	}
+}
+
+func describeChange(snap snapshot, data []byte, fi os.FileInfo) string {
+	return fmt.Sprintf("bytes equal: %v, mtime %v -> %v, same inode: %v\n--- now:\n%s",
+		bytes.Equal(data, snap.data), snap.mtime, fi.ModTime(), os.SameFile(fi, snap.info), data)
+}
+
+// replace FILE OLD NEW replaces the one occurrence of OLD in FILE, as
+// Claude Code's Edit tool does; Go-quoted strings allow \n and \r.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	old, new := unquote(ts, args[1]), unquote(ts, args[2])
+	data := ts.ReadFile(args[0])
+	if n := strings.Count(data, old); n != 1 {
+		ts.Fatalf("replace: %q occurs %d times in %s, want once", old, n, args[0])
+	}
+	writeKeepMode(ts, args[0], strings.Replace(data, old, new, 1))
+}
+
+// append FILE SRC appends the contents of SRC to FILE.
+func cmdAppend(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: append FILE SRC")
+	}
+	writeKeepMode(ts, args[0], ts.ReadFile(args[0])+ts.ReadFile(args[1]))
+}
+
+func unquote(ts *testscript.TestScript, s string) string {
+	if strings.HasPrefix(s, `"`) {
+		u, err := strconv.Unquote(s)
+		ts.Check(err)
+		return u
+	}
+	return s
+}
+
+func writeKeepMode(ts *testscript.TestScript, f, data string) {
+	path := ts.MkAbs(f)
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, []byte(data), fi.Mode().Perm()))
+}
+
+// crlf FILE turns FILE's LF line endings into CRLF.
+func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		writeKeepMode(ts, f, strings.ReplaceAll(ts.ReadFile(f), "\n", "\r\n"))
+	}
+}
+
+// bom FILE puts a UTF-8 byte order mark in front of FILE.
+func cmdBOM(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		writeKeepMode(ts, f, "\ufeff"+ts.ReadFile(f))
+	}
+}
