@@ -49,6 +49,7 @@ func TestScript(t *testing.T) {
 			"append":    cmdAppend,
 			"crlf":      cmdCRLF,
 			"bom":       cmdBOM,
+			"mtime":     cmdMtime,
 		},
 	})
 }
@@ -205,4 +206,14 @@ func cmdBOM(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range args {
 		writeKeepMode(ts, f, "\ufeff"+ts.ReadFile(f))
 	}
+}
+
+// mtime FILE RFC3339 sets FILE's modification time.
+func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mtime FILE RFC3339")
+	}
+	t, err := time.Parse(time.RFC3339, args[1])
+	ts.Check(err)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), t, t))
 }

@@ -3,6 +3,7 @@ package planfile
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -206,7 +207,7 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 	back := Parse(out)
 	switch {
 	case back.Malformed():
-		return nil, fmt.Errorf("the rewritten file would be malformed (%s)", back.Problems()[0])
+		return nil, fmt.Errorf("the rewritten file would be malformed (%s)", strings.Join(back.Problems(), "; "))
 	case back.meta != t || len(back.signals) > 0:
 		return nil, errors.New("the metadata would not read back as written: the end of the plan is inside an open code block or HTML block; close it")
 	case back.PlanDigest() != d.PlanDigest() || back.GapsDigest() != d.GapsDigest():

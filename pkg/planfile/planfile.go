@@ -63,23 +63,24 @@ type line struct {
 	kind         kind
 	value        string // for metadata lines: the text after '='
 	hasValue     bool
-	inGapsBlock  bool // strictly between the gaps markers
+	inGapsBlock  bool // strictly between the markers of a well-formed gaps block
 	isMetaLine   bool // a rodin metadata line (any key)
 	headingLevel uint8
 }
 
 // Doc is a parsed plan file.
 type Doc struct {
-	src     []byte // the file as read
-	bomLen  int
-	norm    []byte // src without BOM, CRLF and lone CR turned into LF
-	crlf    bool   // the file's first line ends in CRLF: new lines use CRLF too
-	lines   []line
-	start   int // line index of the gaps start marker, -1 when none
-	end     int // line index of the gaps end marker, -1 when none
-	meta    Trailer
-	signals []int // line indexes of verdict signals
-	probs   []string
+	src       []byte // the file as read
+	bomLen    int
+	norm      []byte // src without BOM, CRLF and lone CR turned into LF
+	crlf      bool   // the file's first line ends in CRLF: new lines use CRLF too
+	lines     []line
+	start     int // line index of the gaps start marker, -1 when none
+	end       int // line index of the gaps end marker, -1 when none
+	meta      Trailer
+	signals   []int // line indexes of verdict signals
+	probs     []problem
+	probLines []int // the line of each problem, to list them in file order
 
 	planDigest, gapsDigest string // computed once, on first use
 }
@@ -236,48 +237,29 @@ func (d *Doc) markHTMLLine(off int) {
 	l.kind, l.value, l.hasValue = k, value, hasValue
 }
 
-func (d *Doc) problem(i int, format string, args ...any) {
-	d.probs = append(d.probs, fmt.Sprintf("line %d: ", i+1)+fmt.Sprintf(format, args...))
+// problem is one way the markers are malformed, at line (0-based).
+type problem struct {
+	line int
+	msg  string
 }
 
-// structure checks the markers in file order: one gaps block, start before
-// end, single-line metadata at most once and with well-formed values.
+func (d *Doc) problem(i int, format string, args ...any) {
+	d.probs = append(d.probs, problem{i, fmt.Sprintf(format, args...)})
+}
+
+// structure checks the markers: first the gaps block (one, start before
+// end, not nested), then the other metadata lines against it (single-line
+// metadata at most once, outside the block, with well-formed values).
 func (d *Doc) structure() {
+	d.findGapsBlock()
 	for i := range d.lines {
 		l := &d.lines[i]
-		if !l.isMetaLine {
-			if d.start >= 0 && d.end < 0 {
-				l.inGapsBlock = true
-			}
+		if !l.isMetaLine || l.kind == kindGapsStart || l.kind == kindGapsEnd {
 			continue
 		}
-		inside := d.start >= 0 && d.end < 0
-		switch l.kind {
-		case kindGapsStart, kindGapsEnd:
-			if l.hasValue {
-				d.problem(i, "`<!-- rodin:%s -->` takes no value", keyOf(l.kind))
-			}
-			if l.kind == kindGapsStart {
-				switch {
-				case inside:
-					d.problem(i, "gaps block opened again before `<!-- rodin:gaps:end -->` (blocks cannot nest)")
-				case d.start >= 0:
-					d.problem(i, "a second gaps block (only one is allowed)")
-				default:
-					d.start = i
-				}
-			} else {
-				switch {
-				case d.start < 0 || d.end >= 0:
-					d.problem(i, "`<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`")
-				default:
-					d.end = i
-				}
-			}
-			continue
-		case kindUnknown:
+		inside := d.HasGapsBlock() && i > d.start && i < d.end
+		if l.kind == kindUnknown {
 			if inside {
-				l.inGapsBlock = true
 				l.isMetaLine = false // gaps text: the gaps content is every line between the markers
 			}
 			continue
@@ -317,11 +299,45 @@ func (d *Doc) structure() {
 			d.signals = append(d.signals, i)
 		}
 	}
-	if d.start >= 0 && d.end < 0 {
-		d.problem(d.start, "the gaps block is not closed: add `<!-- rodin:gaps:end -->` after the last gap")
-		for i := range d.lines {
-			d.lines[i].inGapsBlock = false
+	sort.SliceStable(d.probs, func(a, b int) bool { return d.probs[a].line < d.probs[b].line })
+	if d.HasGapsBlock() {
+		for i := d.start + 1; i < d.end; i++ {
+			d.lines[i].inGapsBlock = true
 		}
+	}
+}
+
+// findGapsBlock sets d.start and d.end when the file has exactly one
+// well-formed gaps block, and records a problem for anything else.
+func (d *Doc) findGapsBlock() {
+	start, end := -1, -1
+	for i, l := range d.lines {
+		if !l.isMetaLine || (l.kind != kindGapsStart && l.kind != kindGapsEnd) {
+			continue
+		}
+		if l.hasValue {
+			d.problem(i, "`<!-- rodin:%s -->` takes no value", keyOf(l.kind))
+		}
+		open := start >= 0 && end < 0
+		switch {
+		case l.kind == kindGapsStart && open:
+			d.problem(i, "gaps block opened again before `<!-- rodin:gaps:end -->` (blocks cannot nest)")
+		case l.kind == kindGapsStart && start >= 0:
+			d.problem(i, "a second gaps block (only one is allowed)")
+		case l.kind == kindGapsStart:
+			start = i
+		case open:
+			end = i
+		default:
+			d.problem(i, "`<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`")
+		}
+	}
+	if start >= 0 && end < 0 {
+		d.problem(start, "the gaps block is not closed: add `<!-- rodin:gaps:end -->` after the last gap")
+		return
+	}
+	if !d.Malformed() {
+		d.start, d.end = start, end
 	}
 }
 
@@ -373,7 +389,13 @@ func ValidSessionID(id string) bool {
 
 // Problems lists what is malformed about the markers, one entry per problem,
 // each naming its line. A malformed file is never rewritten.
-func (d *Doc) Problems() []string { return d.probs }
+func (d *Doc) Problems() []string {
+	out := make([]string, len(d.probs))
+	for i, p := range d.probs {
+		out[i] = fmt.Sprintf("line %d: %s", p.line+1, p.msg)
+	}
+	return out
+}
 
 // Malformed reports whether any marker is malformed.
 func (d *Doc) Malformed() bool { return len(d.probs) > 0 }
