@@ -3,6 +3,7 @@ module github.com/rodin-gate/rodin
 go 1.25.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.0
 	github.com/tidwall/sjson v1.2.5

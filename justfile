@@ -1,0 +1,29 @@
+# Conveniences only: every recipe is a plain command you can run without just.
+
+# Build the hook executables into plugin/bin for this machine.
+build:
+    go run ./hooks/rodin build
+
+# The whole test suite (the README's test command).
+test:
+    go test ./...
+
+# What CI checks: formatting, vet, tests.
+lint:
+    test -z "$(gofmt -l $(git ls-files '*.go'))"
+    go vet ./...
+
+# Whole-process benchmarks against the floor and the shell design.
+bench:
+    go test -run '^$' -bench . -benchtime 200x ./bench
+
+# Build and register the plugin with Claude Code.
+install:
+    go run ./hooks/rodin install
+
+# Update testscript golden files after an intended change.
+update:
+    go test -run TestScript . -u
+
+ci:
+    bash .ci/run

@@ -1,0 +1,104 @@
+package hookio
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func fixture(t *testing.T, name string) Input {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", "claude-code-2.1.197", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Read(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// The accessors read the fields of real Claude Code 2.1.197 inputs.
+func TestAccessorsOnRealInputs(t *testing.T) {
+	type fields struct{ Session, Event, Tool, Mode, Cwd, Path string }
+	get := func(in Input) fields {
+		return fields{in.SessionID(), in.HookEventName(), in.ToolName(), in.PermissionMode(), in.Cwd(), in.FilePath()}
+	}
+	plans := "/home/dev/.claude/plans/plan-something-tidy-naur.md"
+	for name, want := range map[string]fields{
+		"PostToolUse-Write.json":       {"b89c8bbf-0567-4b71-9765-23162d176ca0", "PostToolUse", "Write", "plan", "/home/dev/project", plans},
+		"PostToolUse-Edit.json":        {"b89c8bbf-0567-4b71-9765-23162d176ca0", "PostToolUse", "Edit", "plan", "/home/dev/project", plans},
+		"PreToolUse-ExitPlanMode.json": {"b89c8bbf-0567-4b71-9765-23162d176ca0", "PreToolUse", "ExitPlanMode", "plan", "/home/dev/project", ""},
+		"PostToolUse-Agent.json":       {"2c475e1d-e144-44bf-be54-810a61d5723e", "PostToolUse", "Agent", "plan", "/home/dev/project", ""},
+	} {
+		if diff := cmp.Diff(want, get(fixture(t, name))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+	in := fixture(t, "PreToolUse-ExitPlanMode.json")
+	if p, ok, err := in.Field("tool_input.planFilePath"); p != plans || !ok || err != nil {
+		t.Errorf("planFilePath = %q, %v, %v", p, ok, err)
+	}
+	if p, ok, err := in.Field("tool_input.plan"); !strings.HasPrefix(p, "# Plan\n") || !ok || err != nil {
+		t.Errorf("plan = %q, %v, %v", p, ok, err)
+	}
+	if _, ok, err := in.Field("tool_input.missing"); ok || err != nil {
+		t.Errorf("missing field: ok=%v err=%v", ok, err)
+	}
+	if _, _, err := in.Field("tool_input"); err == nil || err.Error() != "tool_input is an object, not a string" {
+		t.Errorf("object field: err=%v", err)
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	for in, want := range map[string]string{
+		"":           "the hook input is empty",
+		" \n":        "the hook input is empty",
+		"{":          "the hook input is not valid JSON",
+		"[]":         "the hook input is not a JSON object",
+		`"x"`:        "the hook input is not a JSON object",
+		"{} {}":      "the hook input is not valid JSON",
+		"\xff\xfe{}": "the hook input is not valid JSON",
+	} {
+		if _, err := Read(strings.NewReader(in)); err == nil || err.Error() != want {
+			t.Errorf("Read(%q) = %v, want %q", in, err, want)
+		}
+	}
+	big := strings.NewReader(`{"a":"` + strings.Repeat("x", MaxInput) + `"}`)
+	if _, err := Read(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("oversized input: %v", err)
+	}
+}
+
+func TestRunPrePanicDenies(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := RunPre(strings.NewReader(`{"tool_name":"ExitPlanMode"}`), &stdout, &stderr, func(Input) PreOutcome { panic("boom") })
+	if code != 2 {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) || !strings.HasPrefix(stderr.String(), "[rodin] The gate failed (internal error: boom)") {
+		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+func TestRunPostNeverFails(t *testing.T) {
+	var stdout bytes.Buffer
+	if code := RunPost(strings.NewReader(`{}`), &stdout, func(Input) PostOutcome { panic("boom") }); code != 0 {
+		t.Errorf("exit code %d after a panic, want 0", code)
+	}
+	if code := RunPost(strings.NewReader(`nope`), &stdout, func(Input) PostOutcome { t.Fatal("called on bad input"); return PostOutcome{} }); code != 0 {
+		t.Errorf("exit code %d on bad input, want 0", code)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+	code := RunPost(strings.NewReader(`{}`), &stdout, func(Input) PostOutcome { return PostOutcome{Context: "c <x>", SystemMessage: "m"} })
+	if want := `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"c <x>"},"systemMessage":"m"}` + "\n"; code != 0 || stdout.String() != want {
+		t.Errorf("got %d %q, want %q", code, stdout.String(), want)
+	}
+}
