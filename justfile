@@ -13,6 +13,10 @@ lint:
     test -z "$(gofmt -l $(git ls-files '*.go'))"
     go vet ./...
 
+# Cross-compile every release platform into plugin/libexec.
+release:
+    go run ./hooks/rodin build --all
+
 # Whole-process benchmarks against the floor and the shell design.
 bench:
     go test -run '^$' -bench . -benchtime 200x ./bench

@@ -5,16 +5,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/pkg/cli"
 	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/keeper"
@@ -22,16 +26,27 @@ import (
 
 var update = flag.Bool("u", false, "update testscript output files")
 
+// mains are the executables, as their hooks/<name>/main.go run them.
+var mains = map[string]func(){
+	"pretooluse":  func() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) },
+	"posttooluse": func() { os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr)) },
+	"rodin":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+}
+
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"pretooluse":  func() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) },
-		"posttooluse": func() { os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr)) },
+	commands := map[string]func(){
 		// The real runner around a decision that panics: shows, through a
 		// whole process, that a panic in the gate denies.
 		"pretooluse-panics": func() {
 			os.Exit(hookio.RunPre(os.Stdin, os.Stdout, os.Stderr, func(hookio.Input) hookio.PreOutcome { panic("forced") }))
 		},
-	})
+	}
+	for name, main := range mains {
+		commands[name] = main
+		// The names the launcher runs from plugin/libexec.
+		commands[cli.BinaryName(name, runtime.GOOS, runtime.GOARCH)] = main
+	}
+	testscript.Main(m, commands)
 }
 
 func TestScript(t *testing.T) {
@@ -50,6 +65,8 @@ func TestScript(t *testing.T) {
 			"crlf":      cmdCRLF,
 			"bom":       cmdBOM,
 			"mtime":     cmdMtime,
+			"plugin":    cmdPlugin,
+			"hookcmd":   cmdHookcmd,
 		},
 	})
 }
@@ -70,7 +87,113 @@ func setup(env *testscript.Env) error {
 	env.Setenv("PROJECT", project)
 	env.Setenv("RODIN_NOW", "2026-11-21T12:00:00Z")
 	env.Setenv("SESSION", "b89c8bbf-0567-4b71-9765-23162d176ca0")
+	// What a build by the launcher needs from the developer's Go setup.
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
+		if val := goEnv(v); val != "" {
+			env.Setenv(v, val)
+		}
+	}
+	repo, err := filepath.Abs(".")
+	if err != nil {
+		return err
+	}
+	env.Setenv("REPO", repo)
+	env.Setenv("PLATFORM", runtime.GOOS+"-"+runtime.GOARCH)
 	return nil
+}
+
+var goEnvCache = map[string]string{}
+
+// goEnv is `go env NAME`, asked once per test binary.
+func goEnv(name string) string {
+	if v, ok := goEnvCache[name]; ok {
+		return v
+	}
+	out, _ := exec.Command("go", "env", name).Output()
+	goEnvCache[name] = strings.TrimSpace(string(out))
+	return goEnvCache[name]
+}
+
+// plugin DIR [--no-binaries] assembles an installed plugin in DIR: the
+// repository's plugin/ (launcher, hooks.json, skill, agents) and, unless
+// --no-binaries, this test binary as the executables in libexec, under the
+// names the launcher runs.
+func cmdPlugin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "--no-binaries") {
+		ts.Fatalf("usage: plugin DIR [--no-binaries]")
+	}
+	ts.Check(assemblePlugin(ts.MkAbs(args[0]), len(args) == 1))
+}
+
+// assemblePlugin copies the repository's plugin/ to dst and, with binaries,
+// installs this test binary as the executables in libexec under the names
+// the launcher runs (TestMain dispatches on the name).
+func assemblePlugin(dst string, binaries bool) error {
+	src, err := filepath.Abs("plugin")
+	if err != nil {
+		return err
+	}
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == "libexec" {
+			return filepath.SkipDir // whatever a developer built locally
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		return copyFile(path, filepath.Join(dst, rel))
+	})
+	if err != nil || !binaries {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dst, "libexec"), 0o755); err != nil {
+		return err
+	}
+	for name := range mains {
+		if err := copyFile(self, filepath.Join(dst, "libexec", cli.BinaryName(name, runtime.GOOS, runtime.GOARCH))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, fi.Mode().Perm())
+}
+
+// hookcmd DIR EVENT runs the command that DIR/hooks/hooks.json registers
+// for EVENT, the way Claude Code does: through a shell, with
+// CLAUDE_PLUGIN_ROOT set to DIR, and the stdin set by `stdin`. Like
+// exitcode, it takes the wanted exit status first: hookcmd N DIR EVENT.
+func cmdHookcmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: hookcmd N DIR EVENT")
+	}
+	dir := ts.MkAbs(args[1])
+	hooks := ts.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
+	cmds := gjson.Get(hooks, "hooks."+args[2]+".#.hooks.#.command").Array()
+	if len(cmds) != 1 || len(cmds[0].Array()) != 1 {
+		ts.Fatalf("hooks.json has no single %s command: %v", args[2], cmds)
+	}
+	command := cmds[0].Array()[0].String()
+	ts.Setenv("CLAUDE_PLUGIN_ROOT", dir)
+	cmdExitcode(ts, false, []string{args[0], "sh", "-c", command})
+	ts.Setenv("CLAUDE_PLUGIN_ROOT", "")
 }
 
 // exitcode N command [args...] runs a command (as exec does, with the stdin

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -128,32 +126,9 @@ func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
 // out before any parse, so the session's own plan is usually the only one
 // read in full.
 func findSessionPlan(dirs []string, session string) (string, []byte) {
-	type candidate struct {
-		path  string
-		mtime int64
-	}
-	var cands []candidate
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name := e.Name()
-			if !strings.HasSuffix(name, ".md") || e.IsDir() {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			cands = append(cands, candidate{filepath.Join(dir, name), fi.ModTime().UnixNano()})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].mtime > cands[j].mtime })
 	marker := []byte("<!-- rodin:session=" + session + " -->")
-	for _, c := range cands {
-		real, err := plansdir.Resolve(c.path, dirs)
+	for _, path := range plansdir.ByNewest(dirs) {
+		real, err := plansdir.Resolve(path, dirs)
 		if err != nil {
 			continue
 		}
@@ -162,7 +137,7 @@ func findSessionPlan(dirs []string, session string) (string, []byte) {
 			continue
 		}
 		if planfile.Parse(data).Trailer().Session == session {
-			return c.path, data
+			return path, data
 		}
 	}
 	return "", nil

@@ -57,15 +57,14 @@ func (k kind) managed() bool { return k >= kindSession && k <= kindSignal }
 // BOM) give its content; offsets into the original bytes let a rewrite copy
 // every byte of the lines it keeps exactly as they were.
 type line struct {
-	start, end   int // content in norm, without the '\n'
-	rawStart     int // in src
-	rawNext      int // in src, after the line terminator
-	kind         kind
-	value        string // for metadata lines: the text after '='
-	hasValue     bool
-	inGapsBlock  bool // strictly between the markers of a well-formed gaps block
-	isMetaLine   bool // a rodin metadata line (any key)
-	headingLevel uint8
+	start, end  int // content in norm, without the '\n'
+	rawStart    int // in src
+	rawNext     int // in src, after the line terminator
+	kind        kind
+	value       string // for metadata lines: the text after '='
+	hasValue    bool
+	inGapsBlock bool // strictly between the markers of a well-formed gaps block
+	isMetaLine  bool // a rodin metadata line (any key)
 }
 
 // Doc is a parsed plan file.
@@ -83,6 +82,15 @@ type Doc struct {
 	probLines []int // the line of each problem, to list them in file order
 
 	planDigest, gapsDigest string // computed once, on first use
+
+	headings []span // ATX and setext headings, in file order
+	items    []span // the first line of each list item's text, in file order
+}
+
+// span is a piece of one line: its line index, heading level (0 for list
+// items) and the text's offsets in the normalized bytes.
+type span struct {
+	line, level, start, end int
 }
 
 // Trailer is the single-line metadata the hooks keep at the end of the file.
@@ -176,7 +184,15 @@ func (d *Doc) classify() {
 		case *ast.Heading:
 			// An empty heading ("##") has no segments and names nothing.
 			if segs := n.Lines(); segs.Len() > 0 {
-				d.lines[d.lineAt(segs.At(0).Start)].headingLevel = uint8(n.Level)
+				seg := segs.At(0)
+				d.headings = append(d.headings, span{d.lineAt(seg.Start), n.Level, seg.Start, seg.Stop})
+			}
+		case *ast.ListItem:
+			if first := n.FirstChild(); first != nil && first.Type() == ast.TypeBlock {
+				if segs := first.Lines(); segs != nil && segs.Len() > 0 {
+					seg := segs.At(0)
+					d.items = append(d.items, span{d.lineAt(seg.Start), 0, seg.Start, seg.Stop})
+				}
 			}
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil

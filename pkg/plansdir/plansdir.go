@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -192,4 +193,34 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// ByNewest lists the .md files directly inside dirs, most recently modified
+// first. It stats each entry once; nothing is opened.
+func ByNewest(dirs []string) []string {
+	type file struct {
+		path  string
+		mtime int64
+	}
+	var files []file
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				files = append(files, file{filepath.Join(dir, e.Name()), fi.ModTime().UnixNano()})
+			}
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].mtime > files[j].mtime })
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.path
+	}
+	return paths
 }

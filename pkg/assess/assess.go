@@ -1,0 +1,73 @@
+// Package assess reads what the plan-gate skill's subagents answer: the
+// critic's findings and the validator's verdict (SPEC section 6). It uses
+// the plan-file Markdown model, so a heading inside a code block in a
+// subagent's answer counts for nothing, as it would in a plan.
+package assess
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/planfile"
+)
+
+// Critic is a parsed critic answer.
+type Critic struct {
+	NoIssues bool             `json:"no_issues"`
+	Findings []planfile.Entry `json:"findings"`
+	Counts   map[string]int   `json:"counts"`   // findings per severity
+	Problems []string         `json:"problems"` // malformed findings, kept anyway
+}
+
+// ParseCritic reads a critic answer: `### FINDING-<n>: <title>` entries
+// with `- **Severity**:` and `- **Description**:`, or `### NO ISSUES FOUND`.
+func ParseCritic(text string) (Critic, error) {
+	d := planfile.Parse([]byte(text))
+	c := Critic{Counts: map[string]int{"high": 0, "medium": 0, "low": 0}, Findings: []planfile.Entry{}, Problems: []string{}}
+	for _, h := range d.HeadingTexts(3) {
+		if strings.EqualFold(h, "NO ISSUES FOUND") {
+			c.NoIssues = true
+		}
+	}
+	findings, problems := d.Entries("FINDING", false)
+	c.Findings = append(c.Findings, findings...)
+	c.Problems = append(c.Problems, problems...)
+	for _, f := range findings {
+		c.Counts[f.Severity]++
+	}
+	switch {
+	case c.NoIssues && len(findings) > 0:
+		return Critic{}, errors.New("the critic answered both `### NO ISSUES FOUND` and findings")
+	case !c.NoIssues && len(findings) == 0 && len(problems) == 0:
+		return Critic{}, errors.New("no `### FINDING-<n>: <title>` heading and no `### NO ISSUES FOUND` line")
+	}
+	return c, nil
+}
+
+// Validator is a parsed validator answer.
+type Validator struct {
+	Verdict string `json:"verdict"` // "pass" or "fail"
+	Reason  string `json:"reason"`
+}
+
+// ParseValidator reads a validator answer: exactly one `### VERDICT: PASS`
+// or `### VERDICT: FAIL` heading, and a `**Reason**: …` line.
+func ParseValidator(text string) (Validator, error) {
+	d := planfile.Parse([]byte(text))
+	var verdicts []string
+	for _, h := range d.HeadingTexts(3) {
+		if rest, ok := strings.CutPrefix(h, "VERDICT:"); ok {
+			verdicts = append(verdicts, strings.ToLower(strings.TrimSpace(rest)))
+		}
+	}
+	if len(verdicts) != 1 {
+		return Validator{}, fmt.Errorf("want exactly one `### VERDICT: PASS` or `### VERDICT: FAIL` heading, found %d", len(verdicts))
+	}
+	v := Validator{Verdict: verdicts[0]}
+	if v.Verdict != planfile.StatusPass && v.Verdict != planfile.StatusFail {
+		return Validator{}, fmt.Errorf("the verdict is %q; it must be PASS or FAIL", verdicts[0])
+	}
+	v.Reason, _ = d.LineWithPrefix("**Reason**:")
+	return v, nil
+}

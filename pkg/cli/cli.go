@@ -1,0 +1,172 @@
+// Package cli is the `rodin` command: every deterministic step of the
+// /rodin:plan-gate skill (check, extract, gaps, parse, signal, status), so
+// that no model computes a digest, an id or a JSON line by hand, plus doctor
+// and version for people, and build and install for a source checkout.
+//
+// It reuses the hooks' own model (planfile, gate): what `rodin check` and
+// `rodin status` say is what the hooks will do.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Version is rodin's version; the plugin manifest carries the same (a test
+// checks).
+const Version = "0.1.0"
+
+// usageError is a mistake in the command line: printed with the usage hint.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// hintError carries a second line telling the user what to do.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e hintError) Error() string { return e.err.Error() }
+
+func withHint(err error, format string, args ...any) error {
+	return hintError{err, fmt.Sprintf(format, args...)}
+}
+
+// env is what a command may touch, so tests can run commands in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+type command struct {
+	usage string
+	run   func(e *env, args []string) error
+}
+
+var commands = map[string]command{
+	"check":   {"rodin check PLAN", runCheck},
+	"extract": {"rodin extract PLAN", runExtract},
+	"gaps":    {"rodin gaps [--next-id] PLAN", runGaps},
+	"parse":   {"rodin parse critic|validator < ANSWER", runParse},
+	"signal":  {"rodin signal pass|fail [--reason TEXT]", runSignal},
+	"status":  {"rodin status [PLAN]", runStatus},
+	"doctor":  {"rodin doctor", runDoctor},
+	"version": {"rodin version", runVersion},
+	"build":   {"rodin build [--all] [--out DIR]", runBuild},
+	"install": {"rodin install", runInstall},
+}
+
+const usage = `usage: rodin <command> [arguments]
+
+For the /rodin:plan-gate skill:
+  rodin check PLAN                    check Goals, the gaps block and the gap entries
+  rodin extract PLAN                  print the plan content (never the gaps)
+  rodin gaps [--next-id] PLAN         print the gaps content, or the next free GAP id
+  rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
+  rodin signal pass|fail [--reason T] print the verdict signal line to insert
+
+For people:
+  rodin status [PLAN]                 digests, status, and what the gate would decide
+  rodin doctor                        check the installation
+  rodin version
+
+In a source checkout:
+  rodin build [--all] [--out DIR]     build the hooks into plugin/libexec
+  rodin install                       build, then register the plugin with Claude Code
+`
+
+// Main runs the rodin command; its result is the process exit code: 0, 1
+// for a failed check or an error, 2 for a usage mistake.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		io.WriteString(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "rodin: unknown command %q\nrodin: hint: run `rodin help` for the list\n", args[0])
+		return 2
+	}
+	err := cmd.run(e, args[1:])
+	var ue usageError
+	var he hintError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "rodin: %s\nrodin: usage: %s\n", ue.msg, cmd.usage)
+		return 2
+	case errors.As(err, &he):
+		fmt.Fprintf(stderr, "rodin: %v\nrodin: hint: %s\n", he.err, he.hint)
+	default:
+		fmt.Fprintf(stderr, "rodin: %v\n", err)
+	}
+	return 1
+}
+
+// flags parses a subcommand's flags; flags may come before or after the
+// positional arguments.
+func flags(name string, args []string, define func(*flag.FlagSet)) ([]string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	define(fs)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func onePlan(name string, args []string) (string, error) {
+	if len(args) != 1 {
+		return "", usageError{fmt.Sprintf("%s takes one plan file, got %d arguments", name, len(args))}
+	}
+	return args[0], nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// canonical is text as the digests see it: trailing newlines removed and one
+// added, so that `rodin extract PLAN | sha256sum` is the plan digest.
+func canonical(b []byte) []byte {
+	s := strings.TrimRight(string(b), "\n")
+	return []byte(s + "\n")
+}
+
+// sourceRoot finds the rodin source checkout at or above dir.
+func sourceRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/rodin-gate/rodin\n") {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", withHint(errors.New("not inside a rodin source checkout"), "run this in a clone of the rodin repository")
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+)
+
+// Executables are the programs the plugin ships, built from hooks/<name>.
+var Executables = []string{"pretooluse", "posttooluse", "rodin"}
+
+// Platforms are the release targets.
+var Platforms = [][2]string{
+	{"linux", "amd64"}, {"linux", "arm64"},
+	{"darwin", "amd64"}, {"darwin", "arm64"},
+	{"windows", "amd64"}, {"windows", "arm64"},
+}
+
+// BinaryName is the file name the launcher (plugin/bin/rodin) runs for an
+// executable on a platform, in plugin/libexec.
+func BinaryName(name, goos, goarch string) string {
+	n := name + "-" + goos + "-" + goarch
+	if goos == "windows" {
+		n += ".exe"
+	}
+	return n
+}
+
+func runVersion(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageError{"version takes no arguments"}
+	}
+	fmt.Fprintf(e.stdout, "rodin %s %s/%s %s\n", Version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return nil
+}
+
+// pluginRoot finds the plugin directory: CLAUDE_PLUGIN_ROOT, or
+// RODIN_PLUGIN_ROOT (set by the launcher), or the directory above the
+// libexec folder this binary runs from, or plugin/ in a source checkout.
+func pluginRoot(e *env) string {
+	for _, v := range []string{"CLAUDE_PLUGIN_ROOT", "RODIN_PLUGIN_ROOT"} {
+		if d := e.getenv(v); d != "" {
+			return d
+		}
+	}
+	if exe, err := os.Executable(); err == nil && filepath.Base(filepath.Dir(exe)) == "libexec" {
+		return filepath.Dir(filepath.Dir(exe))
+	}
+	if cwd, err := os.Getwd(); err == nil {
+		if root, err := sourceRoot(cwd); err == nil {
+			return filepath.Join(root, "plugin")
+		}
+	}
+	return ""
+}
+
+func runDoctor(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageError{"doctor takes no arguments"}
+	}
+	w := e.stdout
+	problems := 0
+	report := func(ok bool, format string, args ...any) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+			problems++
+		}
+		fmt.Fprintf(w, "%s %s\n", mark, fmt.Sprintf(format, args...))
+	}
+	fmt.Fprintf(w, "rodin %s on %s/%s\n", Version, runtime.GOOS, runtime.GOARCH)
+
+	root := pluginRoot(e)
+	if root == "" {
+		report(false, "plugin directory not found (set CLAUDE_PLUGIN_ROOT, or run in a source checkout)")
+	} else {
+		report(true, "plugin directory %s", root)
+		_, goErr := exec.LookPath("go")
+		for _, name := range Executables {
+			bin := filepath.Join(root, "libexec", BinaryName(name, runtime.GOOS, runtime.GOARCH))
+			switch fi, err := os.Stat(bin); {
+			case err == nil && fi.Mode().IsRegular():
+				report(true, "%s present", bin)
+			case goErr == nil:
+				fmt.Fprintf(w, "note %s missing; the launcher builds it with go on first use\n", bin)
+			default:
+				report(false, "%s missing and go is not on PATH: the gate denies every ExitPlanMode until it is installed", bin)
+			}
+		}
+		checkHooksJSON(root, report)
+	}
+
+	cwd, _ := os.Getwd()
+	for _, d := range plansdir.Dirs(plansdir.Env{Getenv: e.getenv, Cwd: cwd}) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			n := 0
+			if entries, err := os.ReadDir(d); err == nil {
+				for _, de := range entries {
+					if strings.HasSuffix(de.Name(), ".md") {
+						n++
+					}
+				}
+			}
+			report(true, "plans directory %s (%d plan files)", d, n)
+		} else {
+			fmt.Fprintf(w, "note plans directory %s does not exist yet (Claude Code creates it)\n", d)
+		}
+	}
+	if e.getenv("RODIN_GATE") == "off" {
+		fmt.Fprintf(w, "note RODIN_GATE=off: the plan gate is off\n")
+	}
+	if claude, err := exec.LookPath("claude"); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, claude, "--version").Output()
+		report(err == nil, "Claude Code %s", strings.TrimSpace(string(out)))
+	} else {
+		fmt.Fprintf(w, "note the claude CLI is not on PATH\n")
+	}
+	if problems > 0 {
+		return fmt.Errorf("%d problem(s) found", problems)
+	}
+	return nil
+}
+
+// checkHooksJSON checks that the plugin's hooks.json registers both hooks
+// through the launcher and that the launcher exists.
+func checkHooksJSON(root string, report func(bool, string, ...any)) {
+	path := filepath.Join(root, "hooks", "hooks.json")
+	b, err := os.ReadFile(path)
+	if err != nil || !gjson.ValidBytes(b) {
+		report(false, "%s is missing or not valid JSON", path)
+		return
+	}
+	want := map[string]string{"PreToolUse": "ExitPlanMode", "PostToolUse": "Write|Edit|MultiEdit"}
+	for event, matcher := range want {
+		found := false
+		for _, m := range gjson.GetBytes(b, "hooks."+event).Array() {
+			if m.Get("matcher").String() != matcher {
+				continue
+			}
+			for _, h := range m.Get("hooks").Array() {
+				cmd := h.Get("command").String()
+				launcher := strings.ReplaceAll(cmd, "${CLAUDE_PLUGIN_ROOT}", root)
+				if strings.Contains(cmd, "${CLAUDE_PLUGIN_ROOT}/bin/rodin") && strings.Contains(cmd, "hook "+strings.ToLower(event)) {
+					if _, err := os.Stat(filepath.Join(root, "bin", "rodin")); err == nil {
+						found = true
+					} else {
+						report(false, "%s: %s names a launcher that does not exist", path, launcher)
+					}
+				}
+			}
+		}
+		report(found, "hooks.json runs %s on %s through the launcher", strings.ToLower(event), matcher)
+	}
+}
+
+func runBuild(e *env, args []string) error {
+	var all bool
+	var out string
+	args, err := flags("build", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&all, "all", false, "cross-compile every release platform")
+		fs.StringVar(&out, "out", "", "output directory (default: plugin/libexec in the checkout)")
+	})
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usageError{"build takes no arguments"}
+	}
+	cwd, _ := os.Getwd()
+	root, err := sourceRoot(cwd)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Join(root, "plugin", "libexec")
+	}
+	targets := [][2]string{{runtime.GOOS, runtime.GOARCH}}
+	if all {
+		targets = Platforms
+	}
+	return build(e, root, out, targets)
+}
+
+// build compiles the executables the way releases are built: static,
+// trimmed paths, no symbol tables.
+func build(e *env, root, out string, targets [][2]string) error {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return withHint(errors.New("go is not on PATH"), "install Go from https://go.dev/dl/")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, t := range targets {
+		for _, name := range Executables {
+			dst := filepath.Join(out, BinaryName(name, t[0], t[1]))
+			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-s -w", "-o", dst, "./hooks/"+name)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "GOOS="+t[0], "GOARCH="+t[1], "CGO_ENABLED=0")
+			cmd.Stdout, cmd.Stderr = e.stderr, e.stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("building %s for %s/%s: %v", name, t[0], t[1], err)
+			}
+			fmt.Fprintf(e.stdout, "built %s\n", dst)
+		}
+	}
+	return nil
+}
+
+func runInstall(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageError{"install takes no arguments"}
+	}
+	cwd, _ := os.Getwd()
+	root, err := sourceRoot(cwd)
+	if err != nil {
+		return err
+	}
+	if err := build(e, root, filepath.Join(root, "plugin", "libexec"), [][2]string{{runtime.GOOS, runtime.GOARCH}}); err != nil {
+		return err
+	}
+	claude, err := exec.LookPath("claude")
+	if err != nil {
+		fmt.Fprintf(e.stdout, `
+The claude CLI is not on PATH, so rodin is built but not registered. Either
+load the plugin for one session:
+
+    claude --plugin-dir %q
+
+or register it for good:
+
+    claude plugin marketplace add %q
+    claude plugin install rodin@rodin
+
+`, filepath.Join(root, "plugin"), root)
+		return runDoctor(e, nil)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(claude, args...)
+		cmd.Dir = root
+		b, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(b)), err
+	}
+	if out, err := run("plugin", "marketplace", "add", root); err != nil {
+		if !strings.Contains(strings.ToLower(out), "already") {
+			return fmt.Errorf("claude plugin marketplace add %s: %v\n%s", root, err, out)
+		}
+		if out, err := run("plugin", "marketplace", "update", "rodin"); err != nil {
+			return fmt.Errorf("claude plugin marketplace update rodin: %v\n%s", err, out)
+		}
+	}
+	if out, err := run("plugin", "install", "rodin@rodin"); err != nil && !strings.Contains(strings.ToLower(out), "already") {
+		return fmt.Errorf("claude plugin install rodin@rodin: %v\n%s", err, out)
+	}
+	fmt.Fprintf(e.stdout, "\nregistered: rodin@rodin (marketplace %s). Start claude and use /rodin:plan-gate in plan mode.\n\n", root)
+	return runDoctor(e, nil)
+}

@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/sjson"
+
+	"github.com/rodin-gate/rodin/pkg/assess"
+	"github.com/rodin-gate/rodin/pkg/gate"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+func readPlan(path string) (*planfile.Doc, error) {
+	b, err := safefile.ReadFile(path, planfile.MaxSize)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("cannot read %s: %v", path, pe.Err)
+		}
+		return nil, fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	return planfile.Parse(b), nil
+}
+
+// The messages of SPEC section 6, which the skill shows the agent as they are.
+const (
+	msgNoGoals = "Plan must have ## Goals section. Add success criteria and re-run."
+	msgNoGaps  = "Plan must have gaps block. Add <!-- rodin:gaps:start/end --> markers and re-run."
+)
+
+func runCheck(e *env, args []string) error {
+	path, err := onePlan("check", args)
+	if err != nil {
+		return err
+	}
+	d, err := readPlan(path)
+	if err != nil {
+		return err
+	}
+	if d.Malformed() {
+		return fmt.Errorf("%s: the rodin markers are malformed:\n  %s", path, strings.Join(d.Problems(), "\n  "))
+	}
+	if !d.HasHeading(2, "Goals") {
+		return errors.New(msgNoGoals)
+	}
+	if !d.HasGapsBlock() {
+		return errors.New(msgNoGaps)
+	}
+	gaps, problems := d.Entries("GAP", true)
+	if len(problems) > 0 {
+		return withHint(fmt.Errorf("%s: gap entries are not well formed:\n  %s", path, strings.Join(problems, "\n  ")),
+			"each gap is `### GAP-<n>: <title>`, then `- **Severity**: high|medium|low` and `- **Description**: …`")
+	}
+	fmt.Fprintf(e.stdout, "ok: %s has ## Goals and a gaps block with %d gap(s); next id GAP-%d\n", path, len(gaps), d.NextID("GAP", true))
+	return nil
+}
+
+func runExtract(e *env, args []string) error {
+	path, err := onePlan("extract", args)
+	if err != nil {
+		return err
+	}
+	d, err := readPlan(path)
+	if err != nil {
+		return err
+	}
+	if d.Malformed() {
+		return fmt.Errorf("%s: the rodin markers are malformed, so the plan content is not defined:\n  %s", path, strings.Join(d.Problems(), "\n  "))
+	}
+	_, err = e.stdout.Write(canonical(d.PlanContent()))
+	return err
+}
+
+func runGaps(e *env, args []string) error {
+	var nextID, asJSON bool
+	args, err := flags("gaps", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&nextID, "next-id", false, "print the next free GAP id")
+		fs.BoolVar(&asJSON, "json", false, "print the gap entries as JSON")
+	})
+	if err != nil {
+		return err
+	}
+	path, err := onePlan("gaps", args)
+	if err != nil {
+		return err
+	}
+	d, err := readPlan(path)
+	if err != nil {
+		return err
+	}
+	if d.Malformed() {
+		return fmt.Errorf("%s: the rodin markers are malformed:\n  %s", path, strings.Join(d.Problems(), "\n  "))
+	}
+	switch {
+	case nextID:
+		fmt.Fprintf(e.stdout, "GAP-%d\n", d.NextID("GAP", true))
+	case asJSON:
+		gaps, problems := d.Entries("GAP", true)
+		if gaps == nil {
+			gaps = []planfile.Entry{}
+		}
+		if problems == nil {
+			problems = []string{}
+		}
+		return writeJSON(e.stdout, map[string]any{"gaps": gaps, "problems": problems})
+	default:
+		if gaps := d.GapsContent(); len(gaps) > 0 {
+			_, err = e.stdout.Write(canonical(gaps))
+		}
+	}
+	return err
+}
+
+func runParse(e *env, args []string) error {
+	if len(args) != 1 || (args[0] != "critic" && args[0] != "validator") {
+		return usageError{"parse takes `critic` or `validator`, and the answer on stdin"}
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, planfile.MaxSize+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > planfile.MaxSize {
+		return fmt.Errorf("the %s answer is larger than %d MiB", args[0], planfile.MaxSize>>20)
+	}
+	if args[0] == "critic" {
+		c, err := assess.ParseCritic(string(b))
+		if err != nil {
+			return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "ask the critic once more; if it fails again, record a fail")
+		}
+		return writeJSON(e.stdout, c)
+	}
+	v, err := assess.ParseValidator(string(b))
+	if err != nil {
+		return withHint(fmt.Errorf("cannot parse the validator answer: %v", err), "ask the validator once more; if it fails again, record a fail")
+	}
+	return writeJSON(e.stdout, v)
+}
+
+func runSignal(e *env, args []string) error {
+	var reason string
+	args, err := flags("signal", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&reason, "reason", "", "why: the validator's reason")
+	})
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 || (args[0] != planfile.StatusPass && args[0] != planfile.StatusFail) {
+		return usageError{"signal takes `pass` or `fail`"}
+	}
+	reason = strings.Join(strings.Fields(reason), " ") // one line
+	if args[0] == planfile.StatusFail && reason == "" {
+		return usageError{"a fail needs --reason: the deny message quotes it"}
+	}
+	v := planfile.Verdict{Status: args[0], Reason: reason}
+	fmt.Fprintf(e.stdout, "<!-- rodin:verdict:signal=%s -->\n", v.Encode())
+	return nil
+}
+
+func runStatus(e *env, args []string) error {
+	if len(args) > 1 {
+		return usageError{"status takes at most one plan file"}
+	}
+	cwd, _ := os.Getwd()
+	dirs := plansdir.Dirs(plansdir.Env{Getenv: e.getenv, Cwd: cwd})
+	var path string
+	if len(args) == 1 {
+		path = args[0]
+	} else if newest := plansdir.ByNewest(dirs); len(newest) > 0 {
+		path = newest[0]
+	} else {
+		return withHint(fmt.Errorf("no plan files in %s", strings.Join(dirs, ", ")), "name one: rodin status PLAN")
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	d, err := readPlan(path)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	t := d.Trailer()
+	fmt.Fprintf(w, "plan:       %s\n", path)
+	fmt.Fprintf(w, "session:    %s\n", orNone(t.Session))
+	if d.Malformed() {
+		fmt.Fprintf(w, "markers:    malformed\n  %s\n", strings.Join(d.Problems(), "\n  "))
+	}
+	if t.Validation != "" {
+		v, _ := planfile.ParseValidation(t.Validation)
+		fmt.Fprintf(w, "status:     %s", v.Status)
+		if v.Reason != "" {
+			fmt.Fprintf(w, ": %s", v.Reason)
+		}
+		if v.TS != "" {
+			fmt.Fprintf(w, " (%s)", v.TS)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "status:     (none)\n")
+	}
+	fmt.Fprintf(w, "plan hash:  recorded %s\n            current  %s%s\n", orNone(t.PlanHash), d.PlanDigest(), same(t.PlanHash, d.PlanDigest()))
+	fmt.Fprintf(w, "gaps hash:  recorded %s\n            current  %s%s\n", orNone(t.GapsHash), d.GapsDigest(), same(t.GapsHash, d.GapsDigest()))
+	if n := len(d.Signals()); n > 0 {
+		fmt.Fprintf(w, "signals:    %d not yet recorded (the next Write or Edit of the plan in plan mode records them)\n", n)
+	}
+
+	// Ask the gate itself, with the input Claude Code would send.
+	input, _ := sjson.SetBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"ExitPlanMode"}`), "cwd", cwd)
+	input, _ = sjson.SetBytes(input, "tool_input.planFilePath", path)
+	out := gate.Decide(hookio.NewInput(input), e.getenv)
+	switch {
+	case out.Deny:
+		fmt.Fprintf(w, "gate:       deny: %s\n", out.Reason)
+	case out.SystemMessage != "":
+		fmt.Fprintf(w, "gate:       no decision: %s\n", out.SystemMessage)
+	default:
+		fmt.Fprintf(w, "gate:       no decision: ExitPlanMode goes to your approval dialog\n")
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func same(recorded, current string) string {
+	switch {
+	case recorded == "":
+		return ""
+	case recorded == current:
+		return "  (match)"
+	}
+	return "  (differs)"
+}

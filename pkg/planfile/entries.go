@@ -1,0 +1,136 @@
+package planfile
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Entry is one `### <KIND>-<n>: <title>` heading with its `- **Severity**:`
+// and `- **Description**:` items: a gap in the gaps block, or a finding in
+// a critic's output.
+type Entry struct {
+	ID          int    `json:"id"`
+	Title       string `json:"title"`
+	Severity    string `json:"severity"`
+	Description string `json:"description"`
+	Line        int    `json:"line"` // 1-based
+}
+
+// Severities, highest first.
+var Severities = []string{"high", "medium", "low"}
+
+func (d *Doc) text(s span) string { return string(bytes.TrimSpace(d.norm[s.start:s.end])) }
+
+// Entries returns the level-3 headings `<kind>-<n>: <title>` with their
+// items, and a problem for each entry that is not well formed. With
+// inGaps, only headings inside the gaps block count.
+func (d *Doc) Entries(kind string, inGaps bool) (entries []Entry, problems []string) {
+	prefix := kind + "-"
+	seen := map[int]int{}
+	for hi, h := range d.headings {
+		if inGaps && !d.inGaps(h.line) {
+			continue
+		}
+		text := d.text(h)
+		if h.level != 3 || !strings.HasPrefix(text, prefix) {
+			continue
+		}
+		e := Entry{Line: h.line + 1}
+		idText, title, ok := strings.Cut(text[len(prefix):], ":")
+		id, err := strconv.Atoi(idText)
+		if !ok || err != nil || id < 1 || strings.TrimLeft(idText, "0123456789") != "" {
+			problems = append(problems, fmt.Sprintf("line %d: %q is not `### %s<n>: <title>`", e.Line, "### "+text, prefix))
+			continue
+		}
+		e.ID, e.Title = id, strings.TrimSpace(title)
+		if prev, dup := seen[id]; dup {
+			problems = append(problems, fmt.Sprintf("line %d: %s%d is used again (first at line %d)", e.Line, prefix, id, prev))
+		}
+		seen[id] = e.Line
+		// The entry's items lie between its heading and the next heading.
+		end := len(d.lines)
+		if hi+1 < len(d.headings) {
+			end = d.headings[hi+1].line
+		}
+		for _, it := range d.items {
+			if it.line <= h.line || it.line >= end {
+				continue
+			}
+			key, value, ok := strings.Cut(d.text(it), ":")
+			if !ok {
+				continue
+			}
+			switch strings.TrimSpace(key) {
+			case "**Severity**":
+				e.Severity = strings.ToLower(strings.TrimSpace(value))
+			case "**Description**":
+				e.Description = strings.TrimSpace(value)
+			}
+		}
+		if e.Title == "" {
+			problems = append(problems, fmt.Sprintf("line %d: %s%d has no title", e.Line, prefix, id))
+		}
+		switch e.Severity {
+		case "high", "medium", "low":
+		case "":
+			problems = append(problems, fmt.Sprintf("line %d: %s%d has no `- **Severity**: high|medium|low` item", e.Line, prefix, id))
+		default:
+			problems = append(problems, fmt.Sprintf("line %d: %s%d has severity %q; use high, medium or low", e.Line, prefix, id, e.Severity))
+		}
+		if e.Description == "" {
+			problems = append(problems, fmt.Sprintf("line %d: %s%d has no `- **Description**: …` item", e.Line, prefix, id))
+		}
+		entries = append(entries, e)
+	}
+	return entries, problems
+}
+
+// NextID is one more than the largest n of the `### <kind>-<n>:` headings
+// (inside the gaps block when inGaps), 1 when there are none.
+func (d *Doc) NextID(kind string, inGaps bool) int {
+	entries, _ := d.Entries(kind, inGaps)
+	next := 1
+	for _, e := range entries {
+		if e.ID >= next {
+			next = e.ID + 1
+		}
+	}
+	return next
+}
+
+// HasHeading reports whether the plan (outside the gaps block) has a heading
+// of the given level and text, such as `## Goals`.
+func (d *Doc) HasHeading(level int, text string) bool {
+	for _, h := range d.headings {
+		if h.level == level && d.inPlan(h.line) && strings.EqualFold(d.text(h), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// HeadingTexts returns the text of every heading of the given level, code
+// blocks excluded: used for marker headings such as `### NO ISSUES FOUND`.
+func (d *Doc) HeadingTexts(level int) []string {
+	var out []string
+	for _, h := range d.headings {
+		if h.level == level {
+			out = append(out, d.text(h))
+		}
+	}
+	return out
+}
+
+// LineWithPrefix returns the rest of the first line that starts, after
+// spaces, with prefix (such as `**Reason**:`).
+func (d *Doc) LineWithPrefix(prefix string) (string, bool) {
+	for i := range d.lines {
+		t := bytes.TrimSpace(d.lineText(i))
+		if bytes.HasPrefix(t, []byte(prefix)) {
+			return strings.TrimSpace(string(t[len(prefix):])), true
+		}
+	}
+	return "", false
+}
