@@ -1,0 +1,352 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// block is one content block the scripted model answers with: text, or a
+// tool call.
+type block struct {
+	Text  string
+	Tool  string
+	Input map[string]any
+	ID    string // a tool call's id, assigned by the server
+}
+
+func text(s string) block                          { return block{Text: s} }
+func tool(name string, input map[string]any) block { return block{Tool: name, Input: input} }
+
+// turn answers the main agent's request after `step` assistant turns.
+type turn func(s *server, step int) []block
+
+// toolResult is what Claude Code sent back for one of the model's tool calls.
+type toolResult struct {
+	ID, Tool string
+	Text     string
+	IsError  bool
+}
+
+// server is a scripted Messages API on 127.0.0.1: the main agent's answers
+// come from a script, one per step; subagents are told apart by their
+// system prompts and answered from their own scripts; every request is
+// recorded so tests can read what the model was told.
+type server struct {
+	t   testing.TB
+	url string
+	ln  net.Listener
+
+	mu       sync.Mutex
+	main     []turn
+	agents   map[string][]string // agent kind -> answers, in order
+	agentN   map[string]int
+	requests []recorded
+	results  []toolResult
+	calls    map[string]string // tool_use id -> tool name
+	planPath string
+	vars     map[string]string // what the scripted model remembers between steps
+	answered int               // main-agent steps answered so far (the highest step + 1)
+	changed  chan struct{}
+}
+
+type recorded struct {
+	Kind string // main, critic, validator, leakage-detector, title, other
+	Body []byte
+}
+
+func newServer(t testing.TB) *server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{t: t, ln: ln, url: "http://" + ln.Addr().String(),
+		agents: map[string][]string{}, agentN: map[string]int{}, calls: map[string]string{}, vars: map[string]string{}, changed: make(chan struct{}, 1)}
+	srv := &http.Server{Handler: s}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return s
+}
+
+// subagents: a phrase of each agent's system prompt (plugin/agents/*.md).
+var subagents = map[string]string{
+	"critic":           "You are an adversarial reviewer.",
+	"validator":        "You are given a plan's gaps",
+	"leakage-detector": "You read one plan and find phrases",
+}
+
+var planPathRe = regexp.MustCompile(`(/[^\s"'\x60]*/\.claude/plans/[^\s"'\x60/]+\.md)`)
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	switch {
+	case r.Method == http.MethodHead || r.URL.Path == "/":
+		w.WriteHeader(http.StatusOK)
+		return
+	case r.URL.Path == "/v1/messages/count_tokens":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":100}`)
+		return
+	case r.URL.Path != "/v1/messages":
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}`)
+		return
+	}
+	kind, blocks := s.answer(body)
+	model := gjson.GetBytes(body, "model").String()
+	id := fmt.Sprintf("msg_%s_%d", kind, msgCounter.Add(1)) // Claude Code merges answers that share an id
+	if gjson.GetBytes(body, "stream").Bool() {
+		stream(w, id, model, blocks)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(message(id, model, blocks))
+	}
+}
+
+var msgCounter atomic.Int64
+
+func (s *server) answer(body []byte) (string, []block) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.notify()
+	system := gjson.GetBytes(body, "system").String()
+	kind := "other"
+	switch {
+	case strings.Contains(system, "Generate a concise, sentence-case title"):
+		kind = "title"
+	default:
+		for name, phrase := range subagents {
+			if strings.Contains(system, phrase) {
+				kind = name
+			}
+		}
+		if kind == "other" && gjson.GetBytes(body, `tools.#(name=="ExitPlanMode").name`).Exists() {
+			kind = "main"
+		}
+	}
+	s.requests = append(s.requests, recorded{kind, body})
+	if dir := os.Getenv("RODIN_E2E_DUMP"); dir != "" {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%03d-%s.json", s.t.Name(), len(s.requests), kind)), body, 0o644)
+	}
+	switch kind {
+	case "title":
+		return kind, []block{text(`{"title": "Plan gate end-to-end"}`)}
+	case "main":
+		s.collect(body)
+		if s.planPath == "" {
+			if m := planPathRe.FindSubmatch(body); m != nil {
+				s.planPath = string(m[1])
+			}
+		}
+		step := int(gjson.GetBytes(body, `messages.#(role=="assistant")#`).Get("#").Int())
+		s.answered = max(s.answered, step+1)
+		if step < len(s.main) {
+			blocks := s.main[step](s, step)
+			for i := range blocks {
+				if blocks[i].Tool != "" {
+					blocks[i].ID = fmt.Sprintf("toolu_%02d_%d_%s", step, i, blocks[i].Tool)
+					s.calls[blocks[i].ID] = blocks[i].Tool
+				}
+			}
+			return kind, blocks
+		}
+		return kind, []block{text("Done.")}
+	case "critic", "validator", "leakage-detector":
+		answers := s.agents[kind]
+		n := s.agentN[kind]
+		s.agentN[kind]++
+		if n < len(answers) {
+			return kind, []block{text(answers[n])}
+		}
+		return kind, []block{text("(no scripted answer)")}
+	}
+	return kind, []block{text("OK.")}
+}
+
+// collect records the tool results in a main-agent request (each once).
+func (s *server) collect(body []byte) {
+	seen := map[string]bool{}
+	for _, r := range s.results {
+		seen[r.ID] = true
+	}
+	gjson.GetBytes(body, "messages").ForEach(func(_, msg gjson.Result) bool {
+		msg.Get("content").ForEach(func(_, b gjson.Result) bool {
+			if b.Get("type").String() != "tool_result" {
+				return true
+			}
+			id := b.Get("tool_use_id").String()
+			if seen[id] {
+				return true
+			}
+			seen[id] = true
+			var parts []string
+			if c := b.Get("content"); c.Type == gjson.String {
+				parts = append(parts, c.String())
+			} else {
+				c.ForEach(func(_, part gjson.Result) bool {
+					parts = append(parts, part.Get("text").String())
+					return true
+				})
+			}
+			s.results = append(s.results, toolResult{ID: id, Tool: s.calls[id], Text: strings.Join(parts, "\n"), IsError: b.Get("is_error").Bool()})
+			return true
+		})
+		return true
+	})
+}
+
+func (s *server) notify() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// result returns the n-th (0-based) tool result for tool, if it arrived.
+func (s *server) result(toolName string, n int) (toolResult, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.results {
+		if r.Tool == toolName {
+			if n == 0 {
+				return r, true
+			}
+			n--
+		}
+	}
+	return toolResult{}, false
+}
+
+// stepsAnswered is how many main-agent steps the server has answered.
+func (s *server) stepsAnswered() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answered
+}
+
+// lastResult is the newest tool result of any tool ("" before any).
+func (s *server) lastResult() toolResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.results) == 0 {
+		return toolResult{}
+	}
+	return s.results[len(s.results)-1]
+}
+
+// resultText is the text of the newest result for tool: what the scripted
+// model "read" (called with s.mu held, from a turn).
+func (s *server) resultText(toolName string) string {
+	for i := len(s.results) - 1; i >= 0; i-- {
+		if s.results[i].Tool == toolName {
+			return s.results[i].Text
+		}
+	}
+	return ""
+}
+
+// summary lists the last tool results, for failure messages.
+func (s *server) summary() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	from := max(0, len(s.results)-6)
+	for _, r := range s.results[from:] {
+		fmt.Fprintf(&b, "  %s (is_error=%v): %.600s\n", r.Tool, r.IsError, r.Text)
+	}
+	kinds := map[string]int{}
+	for _, r := range s.requests {
+		kinds[r.Kind]++
+	}
+	fmt.Fprintf(&b, "  requests by kind: %v; plan path %q\n", kinds, s.planPath)
+	for i, r := range s.requests {
+		if r.Kind != "main" {
+			continue
+		}
+		var roles []string
+		gjson.GetBytes(r.Body, "messages").ForEach(func(_, m gjson.Result) bool {
+			types := []string{}
+			m.Get("content").ForEach(func(_, c gjson.Result) bool { types = append(types, c.Get("type").String()); return true })
+			if m.Get("content").Type == gjson.String {
+				types = append(types, "string")
+			}
+			roles = append(roles, m.Get("role").String()+fmt.Sprint(types))
+			return true
+		})
+		fmt.Fprintf(&b, "  main request %d: %s\n", i, strings.Join(roles, " "))
+	}
+	return b.String()
+}
+
+func (s *server) requestsOf(kind string) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][]byte
+	for _, r := range s.requests {
+		if r.Kind == kind {
+			out = append(out, r.Body)
+		}
+	}
+	return out
+}
+
+// stream writes blocks as the Messages API's server-sent events.
+func stream(w http.ResponseWriter, id, model string, blocks []block) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(event string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}})
+	stop := "end_turn"
+	for i, b := range blocks {
+		if b.Tool == "" {
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": b.Text}})
+		} else {
+			stop = "tool_use"
+			input, _ := json.Marshal(b.Input)
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{
+				"type": "tool_use", "id": b.ID, "name": b.Tool, "input": map[string]any{}}})
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+		}
+		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+	}
+	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+	send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// message is the non-streaming form of the same answer.
+func message(id, model string, blocks []block) []byte {
+	var content []any
+	stop := "end_turn"
+	for _, b := range blocks {
+		if b.Tool == "" {
+			content = append(content, map[string]any{"type": "text", "text": b.Text})
+		} else {
+			stop = "tool_use"
+			content = append(content, map[string]any{"type": "tool_use", "id": b.ID, "name": b.Tool, "input": b.Input})
+		}
+	}
+	out, _ := json.Marshal(map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
+		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 10}})
+	return out
+}

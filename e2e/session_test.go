@@ -1,0 +1,260 @@
+package e2e
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rodin-gate/rodin/internal/claudecli"
+	"github.com/rodin-gate/rodin/pkg/cli"
+)
+
+// apiKey is a fake key; Claude Code only checks its shape and whether the
+// user approved it (its last 20 characters, in ~/.claude.json).
+const apiKey = "sk-ant-api03-rodin-e2e-00000000000000000000000000000000000000000000000000000000000000000000000000-AAAAAAAA"
+
+type options struct {
+	mode       string // --permission-mode
+	noBinaries bool   // a plugin without libexec, and no go on PATH
+}
+
+// session is one interactive Claude Code session in tmux, with the plugin
+// loaded by --plugin-dir, against the scripted server.
+type session struct {
+	t       *testing.T
+	srv     *server
+	home    string
+	project string
+	plugin  string
+	socket  string
+	target  string
+}
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	buildErr  error
+)
+
+// builtExecutables builds the real executables once per test run.
+func builtExecutables(t *testing.T) string {
+	buildOnce.Do(func() {
+		builtDir, buildErr = os.MkdirTemp("", "rodin-e2e-bin")
+		if buildErr != nil {
+			return
+		}
+		for _, name := range cli.Executables {
+			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o",
+				filepath.Join(builtDir, cli.BinaryName(name, runtime.GOOS, runtime.GOARCH)), "./hooks/"+name)
+			cmd.Dir = ".."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", name, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtDir
+}
+
+func requireTools(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping the end-to-end tier in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("skipping the end-to-end tier: tmux is not on PATH (.ci/run installs it)")
+	}
+	return claudecli.Path(t)
+}
+
+func startSession(t *testing.T, srv *server, opt options) *session {
+	claude := requireTools(t)
+	s := &session{t: t, srv: srv, home: t.TempDir(), project: t.TempDir()}
+	s.home, _ = filepath.EvalSymlinks(s.home)
+	s.project, _ = filepath.EvalSymlinks(s.project)
+	s.plugin = filepath.Join(t.TempDir(), "rodin plugin") // a space, as users' paths have
+	copyTree(t, filepath.Join("..", "plugin"), s.plugin)
+	if !opt.noBinaries {
+		copyTree(t, builtExecutables(t), filepath.Join(s.plugin, "libexec"))
+	}
+	if opt.mode == "" {
+		opt.mode = "plan"
+	}
+	writeFile(t, filepath.Join(s.home, ".claude.json"), fmt.Sprintf(`{
+  "hasCompletedOnboarding": true,
+  "numStartups": 1,
+  "customApiKeyResponses": {"approved": [%q], "rejected": []},
+  "projects": {%q: {"hasTrustDialogAccepted": true, "allowedTools": []}}
+}`, apiKey[len(apiKey)-20:], s.project))
+	if err := os.MkdirAll(filepath.Join(s.home, ".claude", "plans"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	path := os.Getenv("PATH")
+	if opt.noBinaries {
+		path = toolsWithoutGo(t)
+	}
+	env := []string{
+		"HOME=" + s.home, "PATH=" + path, "TERM=xterm-256color", "LANG=C.UTF-8",
+		"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=" + apiKey,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"RODIN_NOW=2026-11-21T12:00:00Z",
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "TMPDIR"} {
+		if val := os.Getenv(v); val != "" && !opt.noBinaries {
+			env = append(env, v+"="+val)
+		}
+	}
+	s.socket = fmt.Sprintf("rodin-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
+	s.target = "e2e"
+	args := []string{"-L", s.socket, "new-session", "-d", "-s", s.target, "-x", "220", "-y", "60", "-c", s.project, "--",
+		"env", "-i"}
+	args = append(args, env...)
+	args = append(args, claude, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last tool results:\n%s\npane:\n%s", s.srv.summary(), s.pane())
+		}
+		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	})
+	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") && strings.Contains(p, "mode") })
+	return s
+}
+
+// toolsWithoutGo is a PATH of the tools a session needs, without go.
+func toolsWithoutGo(t *testing.T) string {
+	dir := t.TempDir()
+	for _, name := range []string{"sh", "bash", "env", "uname", "sed", "tr", "grep", "mkdir", "rm", "chmod", "cp", "mv", "cat", "ls", "head", "tail", "which", "git", "rg"} {
+		if p, err := exec.LookPath(name); err == nil {
+			os.Symlink(p, filepath.Join(dir, name))
+		}
+	}
+	return dir
+}
+
+func (s *session) pane() string {
+	out, _ := exec.Command("tmux", "-L", s.socket, "capture-pane", "-p", "-t", s.target, "-S", "-200").Output()
+	return string(out)
+}
+
+// prompt types a line into Claude Code and submits it.
+func (s *session) prompt(line string) {
+	exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "-l", line).Run()
+	time.Sleep(200 * time.Millisecond)
+	exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
+}
+
+// dialogs are what Claude Code shows when it wants the user to decide.
+var dialogs = []string{"Do you want to", "Would you like to proceed", "Do you want to proceed"}
+
+// waitPane waits for cond on the pane text.
+func (s *session) waitPane(what string, timeout time.Duration, cond func(string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		p := s.pane()
+		if cond(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// waitResult waits for the n-th result of a tool call by the scripted
+// model. An unexpected dialog in the pane fails the test at once, with the
+// dialog's text.
+func (s *session) waitResult(toolName string, n int) toolResult {
+	s.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if r, ok := s.srv.result(toolName, n); ok {
+			return r
+		}
+		p := s.pane()
+		for _, d := range dialogs {
+			if strings.Contains(p, d) {
+				s.t.Fatalf("unexpected dialog while waiting for the %s result:\n%s", toolName, dialogText(p, d))
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for the result of %s #%d", toolName, n+1)
+		}
+		select {
+		case <-s.srv.changed:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// waitStep waits until the scripted model has answered main step n and
+// Claude Code is idle again, ready for the user's next line.
+func (s *session) waitStep(n int) {
+	s.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for s.srv.stepsAnswered() <= n {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out waiting for the model's step %d", n)
+		}
+		select {
+		case <-s.srv.changed:
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	s.waitPane("Claude Code to be idle", 30*time.Second, func(p string) bool { return !strings.Contains(p, "esc to interrupt") })
+}
+
+// dialogText is the part of the pane around a dialog.
+func dialogText(pane, marker string) string {
+	i := strings.LastIndex(pane, marker)
+	start := max(0, i-1500)
+	return pane[start:]
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == "libexec" && d.IsDir() {
+			return filepath.SkipDir // only what the test puts there
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fi, _ := d.Info()
+		return os.WriteFile(target, data, fi.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
