@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -182,5 +183,128 @@ func TestSkillPassReachesApproval(t *testing.T) {
 	prompt := gjson.GetBytes(critic[0], "messages").String()
 	if !strings.Contains(prompt, "Stream rows from the database.") || strings.Contains(prompt, "Large exports may time out") {
 		t.Errorf("the critic's prompt must hold the plan and not the gaps:\n%s", prompt)
+	}
+}
+
+// runSkill types /rodin:plan-gate once the model has answered step `after`.
+func (s *session) runSkill(after int) {
+	s.t.Helper()
+	s.waitStep(after)
+	s.prompt("/rodin:plan-gate")
+}
+
+// 3. A pass, then an edit of the plan: denied, "changed since assessment".
+func TestEditAfterPassDenied(t *testing.T) {
+	srv := newServer(t)
+	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
+	edit := func(s *server, _ int) []block {
+		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "2. Stream rows from the database.", "new_string": "2. Stream rows from the database.\n3. Also export JSON."})}
+	}
+	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), edit, exitPlanMode)
+	s := startSession(t, srv, options{})
+	s.prompt("Plan the CSV export.")
+	s.runSkill(1)
+
+	if r := s.waitResult("Edit", 1); r.IsError {
+		t.Fatalf("the plan edit failed: %s", r.Text)
+	}
+	exit := s.waitResult("ExitPlanMode", 0)
+	if !exit.IsError || !strings.HasPrefix(exit.Text, "[rodin] ") || !strings.Contains(exit.Text, "changed since assessment") {
+		t.Fatalf("ExitPlanMode after an edit: is_error=%v %s", exit.IsError, exit.Text)
+	}
+	if !strings.Contains(exit.Text, "Plan content changed since assessment") {
+		t.Errorf("the deny should name the plan content: %s", exit.Text)
+	}
+	s.waitPane("the deny in the pane", 10*time.Second, func(p string) bool { return strings.Contains(p, "changed since assessment") })
+}
+
+// 4. The validator fails: the deny quotes its reason; the gaps are updated;
+// the skill runs again and passes; ExitPlanMode reaches the approval dialog.
+func TestFailThenFixThenPass(t *testing.T) {
+	const failReason = "FINDING-2 (no data retention rule) is not covered by any gap."
+	srv := newServer(t)
+	twoFindings := criticFinding + "\n### FINDING-2: No data retention rule\n- **Severity**: high\n- **Description**: Exports may include deleted accounts.\n"
+	srv.agents = map[string][]string{
+		"leakage-detector": {noLeakage, noLeakage},
+		"critic":           {twoFindings, twoFindings},
+		"validator":        {"### VERDICT: FAIL\n**Reason**: " + failReason, "### VERDICT: PASS\n**Reason**: Both findings are covered."},
+	}
+	addGap := func(s *server, _ int) []block {
+		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "<!-- rodin:gaps:end -->",
+			"new_string": "### GAP-2: Deleted accounts in exports\n- **Severity**: high\n- **Description**: No retention rule filters deleted accounts yet.\n<!-- rodin:gaps:end -->"})}
+	}
+	first := 2 + len(skill()) // the step of the first ExitPlanMode
+	srv.main = append([]turn{writePlan, say("The plan is written.")}, skill()...)
+	srv.main = append(srv.main, exitPlanMode, addGap, say("I added the missing gap."))
+	srv.main = append(srv.main, skill()...)
+	srv.main = append(srv.main, exitPlanMode)
+	s := startSession(t, srv, options{})
+	s.prompt("Plan the CSV export.")
+	s.runSkill(1)
+
+	exit := s.waitResult("ExitPlanMode", 0)
+	want := "[rodin] Assessment failed: " + strings.TrimSuffix(failReason, ".") + ". To fix: update the gaps block to cover the findings, then run /rodin:plan-gate."
+	if !exit.IsError || exit.Text != want {
+		t.Fatalf("ExitPlanMode after a fail:\n got is_error=%v %q\nwant %q", exit.IsError, exit.Text, want)
+	}
+	s.runSkill(first + 2)
+	pane := s.waitPane("the plan approval dialog", 60*time.Second, func(p string) bool { return strings.Contains(p, "Would you like to proceed") })
+	if !strings.Contains(pane, "GAP-2: Deleted accounts in exports") {
+		t.Errorf("the approved plan lacks the new gap:\n%s", pane)
+	}
+}
+
+// 5. The executables removed from the plugin and no Go on PATH: the gate
+// still denies, and the user is told the metadata hook cannot run.
+func TestBrokenInstallStillDenies(t *testing.T) {
+	srv := newServer(t)
+	srv.main = []turn{writePlan, exitPlanMode}
+	s := startSession(t, srv, options{noBinaries: true})
+	s.prompt("Plan the CSV export.")
+
+	exit := s.waitResult("ExitPlanMode", 0)
+	if !exit.IsError || !strings.HasPrefix(exit.Text, "[rodin] The plan gate cannot run: no executable for ") {
+		t.Fatalf("ExitPlanMode with no executables: is_error=%v %s", exit.IsError, exit.Text)
+	}
+	s.waitPane("the PostToolUse systemMessage", 10*time.Second, func(p string) bool {
+		return strings.Contains(p, "[rodin] The plan metadata hook cannot run")
+	})
+}
+
+// 6. An ordinary edit outside plan mode (acceptEdits): the hook adds
+// nothing, and neither the model nor the user hears from rodin.
+func TestEditOutsidePlanModeIsSilent(t *testing.T) {
+	srv := newServer(t)
+	var notes string
+	srv.main = []turn{
+		func(s *server, _ int) []block {
+			notes = filepath.Join(s.vars["project"], "NOTES.md")
+			return []block{tool("Write", map[string]any{"file_path": notes, "content": "# Notes\n\n- ship\n"})}
+		},
+		func(s *server, _ int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": notes, "old_string": "- ship", "new_string": "- ship it"})}
+		},
+		say("Done."),
+	}
+	s := startSession(t, srv, options{mode: "acceptEdits"})
+	srv.mu.Lock()
+	srv.vars["project"] = s.project
+	srv.mu.Unlock()
+	s.prompt("Write the notes.")
+
+	if r := s.waitResult("Edit", 0); r.IsError {
+		t.Fatalf("Edit failed: %s", r.Text)
+	}
+	s.waitStep(2)
+	if got, _ := os.ReadFile(notes); string(got) != "# Notes\n\n- ship it\n" {
+		t.Errorf("NOTES.md = %q, want the edit and nothing else", got)
+	}
+	for _, body := range srv.requestsOf("main") {
+		if strings.Contains(string(body), "[rodin]") {
+			t.Errorf("the model was told something by rodin:\n%s", body)
+		}
+	}
+	if p := s.pane(); strings.Contains(p, "[rodin]") || strings.Contains(p, "hook error") {
+		t.Errorf("the user saw a message:\n%s", p)
 	}
 }

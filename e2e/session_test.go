@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,10 +81,20 @@ func requireTools(t *testing.T) string {
 
 func startSession(t *testing.T, srv *server, opt options) *session {
 	claude := requireTools(t)
-	s := &session{t: t, srv: srv, home: t.TempDir(), project: t.TempDir()}
-	s.home, _ = filepath.EvalSymlinks(s.home)
-	s.project, _ = filepath.EvalSymlinks(s.project)
-	s.plugin = filepath.Join(t.TempDir(), "rodin plugin") // a space, as users' paths have
+	// Directories are removed by the session's own cleanup, once Claude Code
+	// has exited (t.TempDir would race with its last writes).
+	top, err := os.MkdirTemp("", "rodin-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ = filepath.EvalSymlinks(top)
+	s := &session{t: t, srv: srv, home: filepath.Join(top, "home"), project: filepath.Join(top, "project")}
+	s.plugin = filepath.Join(top, "rodin plugin") // a space, as users' paths have
+	for _, d := range []string{s.home, s.project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	copyTree(t, filepath.Join("..", "plugin"), s.plugin)
 	if !opt.noBinaries {
 		copyTree(t, builtExecutables(t), filepath.Join(s.plugin, "libexec"))
@@ -128,10 +140,27 @@ func startSession(t *testing.T, srv *server, opt options) *session {
 		if t.Failed() {
 			t.Logf("last tool results:\n%s\npane:\n%s", s.srv.summary(), s.pane())
 		}
-		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+		s.stop()
+		os.RemoveAll(top)
 	})
-	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") && strings.Contains(p, "mode") })
+	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") })
 	return s
+}
+
+// stop ends the tmux server and waits for Claude Code to exit.
+func (s *session) stop() {
+	out, _ := exec.Command("tmux", "-L", s.socket, "display-message", "-p", "-t", s.target, "#{pane_pid}").Output()
+	exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // toolsWithoutGo is a PATH of the tools a session needs, without go.
