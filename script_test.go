@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,15 +103,23 @@ func setup(env *testscript.Env) error {
 	return nil
 }
 
-var goEnvCache = map[string]string{}
+var (
+	goEnvOnce  sync.Once
+	goEnvCache = map[string]string{}
+)
 
-// goEnv is `go env NAME`, asked once per test binary.
+// goEnv is `go env NAME`, asked once per test binary (scripts run in
+// parallel, so the cache is filled once, up front).
 func goEnv(name string) string {
-	if v, ok := goEnvCache[name]; ok {
-		return v
-	}
-	out, _ := exec.Command("go", "env", name).Output()
-	goEnvCache[name] = strings.TrimSpace(string(out))
+	goEnvOnce.Do(func() {
+		names := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"}
+		out, _ := exec.Command("go", append([]string{"env"}, names...)...).Output()
+		for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			if i < len(names) {
+				goEnvCache[names[i]] = strings.TrimSpace(v)
+			}
+		}
+	})
 	return goEnvCache[name]
 }
 
@@ -229,7 +238,11 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var snapshots = map[string]snapshot{}
+// snapshots are shared by scripts that run in parallel.
+var (
+	snapshotsMu sync.Mutex
+	snapshots   = map[string]snapshot{}
+)
 
 type snapshot struct {
 	data  []byte
@@ -249,14 +262,18 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		fi, err := os.Stat(path)
 		ts.Check(err)
+		snapshotsMu.Lock()
 		snapshots[path] = snapshot{data, fi.ModTime(), fi}
+		snapshotsMu.Unlock()
 	}
 }
 
 func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range args {
 		path := ts.MkAbs(f)
+		snapshotsMu.Lock()
 		snap, ok := snapshots[path]
+		snapshotsMu.Unlock()
 		if !ok {
 			ts.Fatalf("unchanged %s: no snapshot", f)
 		}

@@ -175,7 +175,7 @@ func runStatus(e *env, args []string) error {
 	if len(args) == 1 {
 		path = args[0]
 	} else if newest := plansdir.ByNewest(dirs); len(newest) > 0 {
-		path = newest[0]
+		path = newest[0].Path
 	} else {
 		return withHint(fmt.Errorf("no plan files in %s", strings.Join(dirs, ", ")), "name one: rodin status PLAN")
 	}

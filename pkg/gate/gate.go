@@ -22,6 +22,7 @@ import (
 
 // Main runs the hook; its result is the process exit code, 0 or 2.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
 	return hookio.RunPre(stdin, stdout, stderr, func(in hookio.Input) hookio.PreOutcome {
 		return Decide(in, os.Getenv)
 	})
@@ -82,7 +83,9 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if doc.Malformed() {
 		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, strings.Join(doc.Problems(), "; "))
 	}
-	if hasText {
+	// Claude Code sends the file's own text; only a text that differs needs
+	// a parse of its own.
+	if hasText && planText != string(data) {
 		shown := planfile.Parse([]byte(planText))
 		if shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
@@ -127,10 +130,13 @@ func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
 // read in full.
 func findSessionPlan(dirs []string, session string) (string, []byte) {
 	marker := []byte("<!-- rodin:session=" + session + " -->")
-	for _, path := range plansdir.ByNewest(dirs) {
-		real, err := plansdir.Resolve(path, dirs)
-		if err != nil {
-			continue
+	for _, c := range plansdir.ByNewest(dirs) {
+		path, real := c.Path, c.Real
+		if real == "" { // a symlink: it must resolve inside the plans directories
+			var err error
+			if real, err = plansdir.Resolve(path, dirs); err != nil {
+				continue
+			}
 		}
 		data, err := safefile.ReadFile(real, planfile.MaxSize)
 		if err != nil || !bytes.Contains(data, marker) {

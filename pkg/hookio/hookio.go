@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -92,6 +93,14 @@ func (in Input) FilePath() string {
 		return p
 	}
 	return in.str("tool_response.filePath")
+}
+
+// TuneGC turns the garbage collector off below a soft memory limit: a hook
+// lives for milliseconds, so collecting before it exits is wasted work, while
+// the limit still bounds a pathological input. Called from Main, not at init.
+func TuneGC() {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(128 << 20)
 }
 
 // PreOutcome is what a PreToolUse hook tells Claude Code: no decision (the

@@ -21,6 +21,7 @@ import (
 
 // Main runs the hook; its result is the process exit code.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
 	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
 		return Act(in, os.Getenv)
 	})

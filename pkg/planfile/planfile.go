@@ -18,6 +18,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // MaxSize caps how much of a plan file rodin reads. A larger file is treated
@@ -83,6 +84,8 @@ type Doc struct {
 
 	planDigest, gapsDigest string // computed once, on first use
 
+	lastLine int // lineAt's previous answer
+
 	headings []span // ATX and setext headings, in file order
 	items    []span // the first line of each list item's text, in file order
 }
@@ -130,9 +133,12 @@ func (d *Doc) splitLines() {
 	n := bytes.Count(raw, []byte{'\n'}) + 1
 	d.lines = make([]line, 0, n)
 	for i := 0; i < len(raw); {
-		j := i
-		for j < len(raw) && raw[j] != '\n' && raw[j] != '\r' {
-			j++
+		j := len(raw)
+		if hasCR {
+			for j = i; j < len(raw) && raw[j] != '\n' && raw[j] != '\r'; j++ {
+			}
+		} else if k := bytes.IndexByte(raw[i:], '\n'); k >= 0 {
+			j = i + k
 		}
 		next := j
 		if next < len(raw) {
@@ -166,7 +172,7 @@ func (d *Doc) classify() {
 	if len(d.lines) == 0 {
 		return
 	}
-	root := newParser().Parse(text.NewReader(d.norm))
+	root := newParser(d).Parse(text.NewReader(d.norm))
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -187,13 +193,7 @@ func (d *Doc) classify() {
 				seg := segs.At(0)
 				d.headings = append(d.headings, span{d.lineAt(seg.Start), n.Level, seg.Start, seg.Stop})
 			}
-		case *ast.ListItem:
-			if first := n.FirstChild(); first != nil && first.Type() == ast.TypeBlock {
-				if segs := first.Lines(); segs != nil && segs.Len() > 0 {
-					seg := segs.At(0)
-					d.items = append(d.items, span{d.lineAt(seg.Start), 0, seg.Start, seg.Stop})
-				}
-			}
+
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil
 		}
@@ -204,19 +204,60 @@ func (d *Doc) classify() {
 
 // newParser returns a goldmark parser that builds the block structure only.
 // Inline parsing (links, emphasis) cannot move a block boundary, so it is
-// left out; it is also where most of goldmark's time goes.
-func newParser() parser.Parser {
+// left out, and paragraphs are emptied as they close so that goldmark's
+// inline pass has nothing to walk: that pass was about half its time.
+func newParser(d *Doc) parser.Parser {
 	return parser.NewParser(
 		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(),
-		parser.WithParagraphTransformers(),
+		parser.WithParagraphTransformers(util.Prioritized(paragraphs{d}, 100)),
 	)
 }
 
+// paragraphs takes from each closing paragraph what rodin needs, the first
+// line of a list item's text (for gap and finding entries), then empties it.
+type paragraphs struct{ d *Doc }
+
+func (p paragraphs) Transform(n *ast.Paragraph, reader text.Reader, _ parser.Context) {
+	segs := n.Lines()
+	if segs.Len() == 0 {
+		return
+	}
+	if _, ok := n.Parent().(*ast.ListItem); ok && n.Parent().FirstChild() == n {
+		seg := segs.At(0)
+		p.d.items = append(p.d.items, span{p.d.lineAt(seg.Start), 0, seg.Start, seg.Stop})
+	}
+	if line, _ := reader.PeekLine(); mayUnderline(line) {
+		return // a setext heading may take these lines as its text: keep them
+	}
+	n.SetLines(text.NewSegments())
+}
+
+// mayUnderline reports whether line could be a setext heading underline
+// (only '=' or only '-', with spaces). It only decides whether a paragraph
+// keeps its text, so a false yes costs a little time and nothing else.
+func mayUnderline(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && (len(bytes.Trim(t, "= ")) == 0 || len(bytes.Trim(t, "- ")) == 0)
+}
+
 // lineAt returns the index of the line holding normalized offset off.
+// goldmark reports offsets mostly in file order, so it first walks on from
+// the previous answer and searches only when that is far off.
 func (d *Doc) lineAt(off int) int {
-	i := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].start > off })
-	return i - 1
+	i := d.lastLine
+	if i < len(d.lines) && d.lines[i].start <= off {
+		for n := 0; n < 8 && i+1 < len(d.lines) && d.lines[i+1].start <= off; n++ {
+			i++
+		}
+		if i+1 >= len(d.lines) || d.lines[i+1].start > off {
+			d.lastLine = i
+			return i
+		}
+	}
+	i = sort.Search(len(d.lines), func(i int) bool { return d.lines[i].start > off }) - 1
+	d.lastLine = max(i, 0)
+	return i
 }
 
 const (

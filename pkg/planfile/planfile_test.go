@@ -290,3 +290,21 @@ func TestParseVerdict(t *testing.T) {
 		}
 	}
 }
+
+// Headings and list items survive the emptied paragraphs: ATX and setext
+// headings, and entries whose items are in tight and loose lists.
+func TestHeadingsAndItems(t *testing.T) {
+	d := Parse([]byte("Goals\n-----\n\n<!-- rodin:gaps:start -->\n### GAP-3: Tight\n- **Severity**: low\n- **Description**: a\n\n" +
+		"### GAP-4: Loose\n\n- **Severity**: high\n\n- **Description**: b\n  more\n<!-- rodin:gaps:end -->\n"))
+	if !d.HasHeading(2, "Goals") {
+		t.Error("setext heading Goals not found")
+	}
+	entries, problems := d.Entries("GAP", true)
+	want := []Entry{
+		{ID: 3, Title: "Tight", Severity: "low", Description: "a", Line: 5},
+		{ID: 4, Title: "Loose", Severity: "high", Description: "b", Line: 9},
+	}
+	if diff := cmp.Diff(want, entries); diff != "" || len(problems) > 0 {
+		t.Errorf("entries (-want +got):\n%s\nproblems: %v", diff, problems)
+	}
+}

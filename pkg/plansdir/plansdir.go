@@ -195,15 +195,23 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
+// Candidate is a plan file found by listing a plans directory.
+type Candidate struct {
+	Path  string // as listed: <dir>/<name>
+	Real  string // resolved; "" when it must still go through Resolve (a symlink)
+	MTime int64
+}
+
 // ByNewest lists the .md files directly inside dirs, most recently modified
-// first. It stats each entry once; nothing is opened.
-func ByNewest(dirs []string) []string {
-	type file struct {
-		path  string
-		mtime int64
-	}
-	var files []file
+// first. Each directory is resolved once, so a regular file needs no
+// per-file symlink walk; entries that are symlinks are left for Resolve.
+func ByNewest(dirs []string) []Candidate {
+	var files []Candidate
 	for _, dir := range dirs {
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			continue
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -212,15 +220,17 @@ func ByNewest(dirs []string) []string {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 				continue
 			}
-			if fi, err := e.Info(); err == nil {
-				files = append(files, file{filepath.Join(dir, e.Name()), fi.ModTime().UnixNano()})
+			fi, err := e.Info()
+			if err != nil {
+				continue
 			}
+			c := Candidate{Path: filepath.Join(dir, e.Name()), MTime: fi.ModTime().UnixNano()}
+			if fi.Mode().IsRegular() {
+				c.Real = filepath.Join(realDir, e.Name())
+			}
+			files = append(files, c)
 		}
 	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].mtime > files[j].mtime })
-	paths := make([]string, len(files))
-	for i, f := range files {
-		paths[i] = f.path
-	}
-	return paths
+	sort.SliceStable(files, func(i, j int) bool { return files[i].MTime > files[j].MTime })
+	return files
 }

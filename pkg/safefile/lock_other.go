@@ -13,5 +13,3 @@ const renameOverOpenFile = false
 func lock(f *os.File) error { return nil }
 
 func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
-
-func syncDir(dir string) {}

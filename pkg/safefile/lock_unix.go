@@ -23,11 +23,3 @@ func lock(f *os.File) error {
 func openNoBlock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
-
-// syncDir makes a rename durable; a failure only weakens durability.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}

@@ -110,9 +110,10 @@ func updateLocked(f *os.File, path string, max int64, edit func([]byte) ([]byte,
 	return true, false, nil
 }
 
-// replace writes data to a temporary file beside path and renames it over
-// path. The temporary name starts with a dot and does not end in .md, so
-// nothing takes a leftover for a plan.
+// replace writes data to a temporary file beside path, flushes it to disk,
+// and renames it over path: a reader, or a crash, sees the old file or the
+// new one, never a part. The temporary name starts with a dot and does not
+// end in .md, so nothing takes a leftover for a plan.
 func replace(path string, data []byte, perm os.FileMode) (err error) {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".rodin-*.tmp")
@@ -131,15 +132,11 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 	if err = tmp.Chmod(perm); err != nil {
 		return err
 	}
-	if err = tmp.Sync(); err != nil {
+	if err = syncData(tmp); err != nil {
 		return err
 	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,0 +1,365 @@
+// Package bench times the hooks as Claude Code pays for them: whole
+// processes, built the release way, fed a hook input on stdin. It compares
+// them with the floor (a Go program that reads stdin and exits, built the
+// same way) and, when ../shared/reference is present, with the original
+// shell hooks on the same work.
+//
+//	go test -run '^$' -bench Hook ./bench              one benchmark per case
+//	go test -run '^$' -bench Table -benchtime 1x ./bench   the interleaved table (just bench)
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/planfile"
+)
+
+var rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
+
+// fixture is everything the cases run against, built once.
+type fixture struct {
+	root, home, project, plans string
+	many                       string // a HOME whose plans directory holds 2,000 plan files
+	bin                        map[string]string
+	shellPre, shellPost        string // the reference hooks, "" when absent
+	sizes                      map[string]string
+}
+
+var (
+	fixOnce sync.Once
+	fix     *fixture
+	fixErr  error
+)
+
+const session = "b89c8bbf-0567-4b71-9765-23162d176ca0"
+
+func setup(tb testing.TB) *fixture {
+	tb.Helper()
+	fixOnce.Do(func() { fix, fixErr = build() })
+	if fixErr != nil {
+		tb.Fatal(fixErr)
+	}
+	return fix
+}
+
+func build() (*fixture, error) {
+	root, err := os.MkdirTemp("", "rodin-bench-")
+	if err != nil {
+		return nil, err
+	}
+	f := &fixture{root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
+		bin: map[string]string{}, sizes: map[string]string{}}
+	f.plans = filepath.Join(f.home, ".claude", "plans")
+	for _, d := range []string{f.plans, f.project, filepath.Join(root, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// The release build: the flags of `rodin build`.
+	for name, pkg := range map[string]string{"floor": "./bench/floor", "pretooluse": "./hooks/pretooluse", "posttooluse": "./hooks/posttooluse", "peakrss": "./bench/peakrss"} {
+		out := filepath.Join(root, "bin", name)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		}
+		f.bin[name] = out
+	}
+
+	write := func(name, text string) string {
+		p := filepath.Join(f.plans, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	write("pending-10k.md", pending(makePlan(10<<10), session+"-p"))
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"10KB", 10 << 10}, {"100KB", 100 << 10}, {"1MB", 1 << 20}, {"10MB", 10 << 20}} {
+		f.sizes[size.name] = write("pass-"+size.name+".md", passing(makePlan(size.n), session+"-"+size.name))
+	}
+
+	// 2,000 plan files; the session's own is the oldest, the worst case
+	// for the newest-first search.
+	f.many = filepath.Join(root, "many")
+	manyPlans := filepath.Join(f.many, ".claude", "plans")
+	os.MkdirAll(manyPlans, 0o755)
+	base := time.Now().Add(-48 * time.Hour)
+	for i := 0; i < 2000; i++ {
+		p := filepath.Join(manyPlans, fmt.Sprintf("plan-%04d.md", i))
+		sess := fmt.Sprintf("00000000-0000-0000-0000-%012d", i)
+		if i == 0 {
+			sess = session
+		}
+		os.WriteFile(p, []byte(passing(makePlan(4<<10), sess)), 0o644)
+		t := base.Add(time.Duration(i) * time.Minute)
+		os.Chtimes(p, t, t)
+	}
+
+	// The shell design, when present: post as it is, pre with its hash
+	// read-back fixed (shared/reference/README.md) so it runs its whole path.
+	ref, _ := filepath.Abs(filepath.Join("..", "..", "shared", "reference"))
+	if d := os.Getenv("RODIN_SHARED_DIR"); d != "" {
+		ref = filepath.Join(d, "reference")
+	}
+	if pre, err := os.ReadFile(filepath.Join(ref, "pre_tool_use.sh")); err == nil {
+		if _, err := exec.LookPath("jq"); err == nil {
+			f.shellPre = filepath.Join(root, "bin", "pre_tool_use.sh")
+			os.WriteFile(f.shellPre, []byte(strings.ReplaceAll(string(pre), `sed 's/ -->//'`, `sed 's/ --$//'`)), 0o755)
+			f.shellPost = filepath.Join(ref, "post_tool_use.sh")
+		}
+	}
+	return f, nil
+}
+
+// makePlan is a realistic plan of about n bytes: headings, steps, a code
+// fence, and a gaps block with two gaps.
+func makePlan(n int) string {
+	var b strings.Builder
+	b.WriteString("# Plan: migrate sessions to Redis\n\n## Goals\n- Sessions survive a rolling deploy.\n\n## Steps\n")
+	for i := 1; b.Len() < n-400; i++ {
+		fmt.Fprintf(&b, "%d. Move handler %d to the `SessionStore` interface and cover it with a test that fails first.\n", i, i)
+		if i%50 == 0 {
+			b.WriteString("\n```go\nfunc (s *RedisStore) Get(ctx context.Context, id string) (*Session, error)\n```\n\n")
+		}
+	}
+	b.WriteString("\n<!-- rodin:gaps:start -->\n### GAP-1: Redis outage\n- **Severity**: high\n- **Description**: No fallback yet.\n\n")
+	b.WriteString("### GAP-2: Value size\n- **Severity**: medium\n- **Description**: Large sessions untested.\n<!-- rodin:gaps:end -->\n")
+	return b.String()
+}
+
+func withTrailer(plan, sess, status string) string {
+	d := planfile.Parse([]byte(plan))
+	out, err := d.Render(planfile.Trailer{Session: sess, PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
+		Validation: planfile.Validation{Status: status, Reason: "bench", TS: "2026-11-21T12:00:00Z"}.Encode()})
+	if err != nil {
+		panic(err)
+	}
+	return string(out)
+}
+
+func pending(plan, sess string) string { return withTrailer(plan, sess, planfile.StatusPending) }
+func passing(plan, sess string) string { return withTrailer(plan, sess, planfile.StatusPass) }
+
+// hookCase is one whole-process run.
+type hookCase struct {
+	name   string
+	cmd    []string
+	stdin  []byte
+	home   string
+	before func() // untimed, before every run
+}
+
+func jsonString(s string) string {
+	var b bytes.Buffer
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func postInput(mode, path string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":%q,"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":%q,"old_string":"a","new_string":"b","replace_all":false},"tool_response":{"filePath":%q,"oldString":"a","newString":"b","structuredPatch":[],"userModified":false,"replaceAll":false},"tool_use_id":"toolu_1"}`,
+		session, fix.project, mode, path, path))
+}
+
+func exitInput(path string, withPath bool, sess string) []byte {
+	input := `{}`
+	if withPath {
+		plan, _ := os.ReadFile(path)
+		input = `{"plan":` + jsonString(string(plan)) + `,"planFilePath":` + jsonString(path) + `}`
+	}
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"plan","hook_event_name":"PreToolUse","tool_name":"ExitPlanMode","tool_input":%s,"tool_use_id":"toolu_3"}`,
+		sess, fix.project, input))
+}
+
+// cases are the benchmark's rows, floor first. Shell rows are left out when
+// the reference hooks are absent.
+func cases(f *fixture) []hookCase {
+	src := filepath.Join(f.project, "main.go")
+	pend := filepath.Join(f.plans, "pending-10k.md")
+	pendText, _ := os.ReadFile(pend)
+	signal := filepath.Join(f.plans, "signal-10k.md")
+	signalText := string(pendText) + "<!-- rodin:verdict:signal={\"status\":\"pass\",\"reason\":\"ok\"} -->\n"
+	resetSignal := func() { os.WriteFile(signal, []byte(signalText), 0o644) }
+	resetPending := func() { os.WriteFile(pend, pendText, 0o644) }
+	resetSignal()
+	go_ := func(name string) []string { return []string{f.bin[name]} }
+
+	cs := []hookCase{
+		{name: "floor", cmd: go_("floor"), stdin: postInput("default", src), home: f.home},
+		{name: "(a) post: Edit of a source file, not plan mode", cmd: go_("posttooluse"), stdin: postInput("default", src), home: f.home},
+		{name: "(b) post: Edit of a 10 KB plan, pending (no write)", cmd: go_("posttooluse"), stdin: postInput("plan", pend), home: f.home},
+		{name: "(c) post: verdict signal recorded (one write)", cmd: go_("posttooluse"), stdin: postInput("plan", signal), home: f.home, before: resetSignal},
+		{name: "(d) pre: ExitPlanMode, 10 KB passing plan", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
+		{name: "(e) pre: ExitPlanMode, 1 MB passing plan", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["1MB"], true, session+"-1MB"), home: f.home},
+		{name: "(e) pre: ExitPlanMode, 100 KB", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["100KB"], true, session+"-100KB"), home: f.home},
+		{name: "(e) pre: ExitPlanMode, 10 MB", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["10MB"], true, session+"-10MB"), home: f.home},
+		{name: "(f) pre: no planFilePath, 2,000 plan files", cmd: go_("pretooluse"), stdin: exitInput("", false, session), home: f.many},
+	}
+	if f.shellPost != "" {
+		cs = append(cs,
+			hookCase{name: "shell (a) post_tool_use.sh", cmd: []string{"bash", f.shellPost}, stdin: postInput("default", src), home: f.home},
+			hookCase{name: "shell (b) post_tool_use.sh", cmd: []string{"bash", f.shellPost}, stdin: postInput("plan", pend), home: f.home, before: resetPending},
+			hookCase{name: "shell (c) post_tool_use.sh", cmd: []string{"bash", f.shellPost}, stdin: postInput("plan", signal), home: f.home, before: resetSignal},
+			hookCase{name: "shell (d) pre_tool_use.sh (read-back fixed)", cmd: []string{"bash", f.shellPre}, stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
+		)
+	}
+	return cs
+}
+
+func command(c hookCase, argv []string) *exec.Cmd {
+	if c.before != nil {
+		c.before()
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = fix.project
+	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z"}
+	cmd.Stdin = bytes.NewReader(c.stdin)
+	return cmd
+}
+
+// run runs one case once and returns its wall time. Every case must exit
+// 0: the gate's rows are passing plans, and a shell row that fails early
+// would time less than the work.
+func run(tb testing.TB, c hookCase) time.Duration {
+	cmd := command(c, c.cmd)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	elapsed := time.Since(start)
+	if err != nil {
+		tb.Fatalf("%s: %v\n%s", c.name, err, stderr.Bytes())
+	}
+	return elapsed
+}
+
+// peakRSS runs a case under the peakrss wrapper and returns its peak RSS in
+// KiB.
+func peakRSS(tb testing.TB, c hookCase) int64 {
+	cmd := command(c, append([]string{fix.bin["peakrss"]}, c.cmd...))
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("%s under peakrss: %v", c.name, err)
+	}
+	var kib int64
+	fmt.Sscan(string(out), &kib)
+	_ = out
+	return kib
+}
+
+// BenchmarkHook times each case on its own: ns/op is one whole process.
+func BenchmarkHook(b *testing.B) {
+	f := setup(b)
+	for _, c := range cases(f) {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				run(b, c)
+			}
+			b.ReportMetric(float64(peakRSS(b, c)), "peak-KiB")
+		})
+	}
+}
+
+var tableOnce sync.Once
+
+// BenchmarkTable runs every case in interleaved rounds, so that the noise
+// of a shared machine falls on all of them alike, and prints medians and
+// ratios. Run it with -benchtime 1x (just bench).
+func BenchmarkTable(b *testing.B) {
+	f := setup(b)
+	tableOnce.Do(func() {
+		cs := cases(f)
+		times := make([][]time.Duration, len(cs))
+		peaks := make([]int64, len(cs))
+		for i, c := range cs { // warm the page cache, and measure memory once
+			run(b, c)
+			if !strings.HasPrefix(c.name, "shell") {
+				peaks[i] = peakRSS(b, c)
+			}
+		}
+		for r := 0; r < *rounds; r++ {
+			for i, c := range cs {
+				if strings.HasPrefix(c.name, "shell") && r >= min(*rounds, 30) {
+					continue // the shell hooks are slow and steady; 30 rounds do
+				}
+				times[i] = append(times[i], run(b, c))
+			}
+		}
+		med := map[string]time.Duration{}
+		for i, c := range cs {
+			med[c.name] = median(times[i])
+		}
+		floor := med["floor"]
+		fmt.Printf("\nrodin hook benchmark: %d interleaved rounds (shell rows: %d), %s/%s, %d CPUs, %s\n\n",
+			*rounds, min(*rounds, 30), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel())
+		fmt.Printf("| case | median | × floor | peak RSS |\n|---|---:|---:|---:|\n")
+		for i, c := range cs {
+			rss := "–"
+			if peaks[i] > 0 {
+				rss = fmt.Sprintf("%.1f MB", float64(peaks[i])/1024)
+			}
+			fmt.Printf("| %s | %.2f ms | %.2f | %s |\n", c.name, ms(med[c.name]), float64(med[c.name])/float64(floor), rss)
+		}
+		if f.shellPost != "" {
+			fmt.Printf("\n| speed-up over the shell design | rodin | shell | × |\n|---|---:|---:|---:|\n")
+			for _, pair := range [][2]string{
+				{"(a) post: Edit of a source file, not plan mode", "shell (a) post_tool_use.sh"},
+				{"(b) post: Edit of a 10 KB plan, pending (no write)", "shell (b) post_tool_use.sh"},
+				{"(c) post: verdict signal recorded (one write)", "shell (c) post_tool_use.sh"},
+				{"(d) pre: ExitPlanMode, 10 KB passing plan", "shell (d) pre_tool_use.sh (read-back fixed)"},
+			} {
+				fmt.Printf("| %s | %.2f ms | %.2f ms | %.0f× |\n", pair[0][:3], ms(med[pair[0]]), ms(med[pair[1]]), float64(med[pair[1]])/float64(med[pair[0]]))
+			}
+		}
+		m1, m10 := med["(e) pre: ExitPlanMode, 1 MB passing plan"], med["(e) pre: ExitPlanMode, 10 MB"]
+		fmt.Printf("\nplan size: 10 KB %.2f ms, 100 KB %.2f ms, 1 MB %.2f ms, 10 MB %.2f ms; 10 MB / 1 MB = %.1f×\n",
+			ms(med["(d) pre: ExitPlanMode, 10 KB passing plan"]), ms(med["(e) pre: ExitPlanMode, 100 KB"]), ms(m1), ms(m10), float64(m10)/float64(m1))
+	})
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
