@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
+	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/cli"
 )
 
@@ -91,7 +92,7 @@ func TestPluginInstallsFromLocalMarketplace(t *testing.T) {
 		if _, err := os.Stat(launcher); err != nil {
 			t.Errorf("%s resolves to %s: %v", c.event, launcher, err)
 		}
-		if _, err := os.Stat(filepath.Join(root, "libexec", cli.BinaryName(c.kind, runtime.GOOS, runtime.GOARCH))); err != nil {
+		if _, err := os.Stat(filepath.Join(root, "libexec", release.BinaryName(c.kind, runtime.GOOS, runtime.GOARCH))); err != nil {
 			t.Errorf("the install did not carry the %s executable: %v", c.kind, err)
 		}
 	}

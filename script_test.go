@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/cli"
 	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 	for name, main := range mains {
 		commands[name] = main
 		// The names the launcher runs from plugin/libexec.
-		commands[cli.BinaryName(name, runtime.GOOS, runtime.GOARCH)] = main
+		commands[release.BinaryName(name, runtime.GOOS, runtime.GOARCH)] = main
 	}
 	testscript.Main(m, commands)
 }
@@ -166,7 +167,7 @@ func assemblePlugin(dst string, binaries bool) error {
 		return err
 	}
 	for name := range mains {
-		if err := copyFile(self, filepath.Join(dst, "libexec", cli.BinaryName(name, runtime.GOOS, runtime.GOARCH))); err != nil {
+		if err := copyFile(self, filepath.Join(dst, "libexec", release.BinaryName(name, runtime.GOOS, runtime.GOARCH))); err != nil {
 			return err
 		}
 	}

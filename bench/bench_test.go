@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,10 +23,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
 var rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
+
+// TestMain removes the fixture (plans of up to 10 MB) after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fix != nil {
+		os.RemoveAll(fix.root)
+	}
+	os.Exit(code)
+}
 
 // fixture is everything the cases run against, built once.
 type fixture struct {
@@ -66,16 +77,16 @@ func build() (*fixture, error) {
 			return nil, err
 		}
 	}
-	// The release build: the flags of `rodin build`.
-	for name, pkg := range map[string]string{"floor": "./bench/floor", "pretooluse": "./hooks/pretooluse", "posttooluse": "./hooks/posttooluse", "peakrss": "./bench/peakrss"} {
-		out := filepath.Join(root, "bin", name)
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, pkg)
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-		}
-		f.bin[name] = out
+	// Built as releases are, floor included.
+	modRoot, _ := filepath.Abs("..")
+	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./bench/peakrss"}
+	host := [][2]string{{runtime.GOOS, runtime.GOARCH}}
+	if err := release.Build(modRoot, filepath.Join(root, "bin"), pkgs, host, io.Discard); err != nil {
+		return nil, err
+	}
+	for _, pkg := range pkgs {
+		name := filepath.Base(pkg)
+		f.bin[name] = filepath.Join(root, "bin", release.BinaryName(name, runtime.GOOS, runtime.GOARCH))
 	}
 
 	write := func(name, text string) string {
@@ -232,6 +243,26 @@ func cases(f *fixture) []hookCase {
 	return cs
 }
 
+var (
+	stdinMu    sync.Mutex
+	stdinFiles = map[string]string{}
+)
+
+// stdinFile is the case's input in a file: the child reads it directly,
+// with no goroutine in this (large) process feeding a pipe.
+func stdinFile(c hookCase) *os.File {
+	stdinMu.Lock()
+	defer stdinMu.Unlock()
+	path, ok := stdinFiles[c.name]
+	if !ok {
+		path = filepath.Join(fix.root, fmt.Sprintf("stdin-%d.json", len(stdinFiles)))
+		os.WriteFile(path, c.stdin, 0o644)
+		stdinFiles[c.name] = path
+	}
+	f, _ := os.Open(path)
+	return f
+}
+
 func command(c hookCase, argv []string) *exec.Cmd {
 	if c.before != nil {
 		c.before()
@@ -239,7 +270,7 @@ func command(c hookCase, argv []string) *exec.Cmd {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = fix.project
 	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z"}
-	cmd.Stdin = bytes.NewReader(c.stdin)
+	cmd.Stdin = stdinFile(c)
 	return cmd
 }
 
@@ -253,6 +284,7 @@ func run(tb testing.TB, c hookCase) time.Duration {
 	start := time.Now()
 	err := cmd.Run()
 	elapsed := time.Since(start)
+	cmd.Stdin.(*os.File).Close()
 	if err != nil {
 		tb.Fatalf("%s: %v\n%s", c.name, err, stderr.Bytes())
 	}
@@ -264,6 +296,7 @@ func run(tb testing.TB, c hookCase) time.Duration {
 func peakRSS(tb testing.TB, c hookCase) int64 {
 	cmd := command(c, append([]string{fix.bin["peakrss"]}, c.cmd...))
 	out, err := cmd.Output()
+	cmd.Stdin.(*os.File).Close()
 	if err != nil {
 		tb.Fatalf("%s under peakrss: %v", c.name, err)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
-	"github.com/rodin-gate/rodin/pkg/cli"
+	"github.com/rodin-gate/rodin/internal/release"
 )
 
 // apiKey is a fake key; Claude Code only checks its shape and whether the
@@ -52,15 +53,12 @@ func builtExecutables(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		for _, name := range cli.Executables {
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o",
-				filepath.Join(builtDir, cli.BinaryName(name, runtime.GOOS, runtime.GOARCH)), "./hooks/"+name)
-			cmd.Dir = ".."
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", name, err, out)
-				return
-			}
+		root, _ := filepath.Abs("..")
+		var pkgs []string
+		for _, name := range release.Executables {
+			pkgs = append(pkgs, "./hooks/"+name)
 		}
+		buildErr = release.Build(root, builtDir, pkgs, [][2]string{{runtime.GOOS, runtime.GOARCH}}, io.Discard)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -14,28 +14,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 )
-
-// Executables are the programs the plugin ships, built from hooks/<name>.
-var Executables = []string{"pretooluse", "posttooluse", "rodin"}
-
-// Platforms are the release targets.
-var Platforms = [][2]string{
-	{"linux", "amd64"}, {"linux", "arm64"},
-	{"darwin", "amd64"}, {"darwin", "arm64"},
-	{"windows", "amd64"}, {"windows", "arm64"},
-}
-
-// BinaryName is the file name the launcher (plugin/bin/rodin) runs for an
-// executable on a platform, in plugin/libexec.
-func BinaryName(name, goos, goarch string) string {
-	n := name + "-" + goos + "-" + goarch
-	if goos == "windows" {
-		n += ".exe"
-	}
-	return n
-}
 
 func runVersion(e *env, args []string) error {
 	if len(args) > 0 {
@@ -87,8 +68,8 @@ func runDoctor(e *env, args []string) error {
 	} else {
 		report(true, "plugin directory %s", root)
 		_, goErr := exec.LookPath("go")
-		for _, name := range Executables {
-			bin := filepath.Join(root, "libexec", BinaryName(name, runtime.GOOS, runtime.GOARCH))
+		for _, name := range release.Executables {
+			bin := filepath.Join(root, "libexec", release.BinaryName(name, runtime.GOOS, runtime.GOARCH))
 			switch fi, err := os.Stat(bin); {
 			case err == nil && fi.Mode().IsRegular():
 				report(true, "%s present", bin)
@@ -189,35 +170,22 @@ func runBuild(e *env, args []string) error {
 	}
 	targets := [][2]string{{runtime.GOOS, runtime.GOARCH}}
 	if all {
-		targets = Platforms
+		targets = release.Platforms
 	}
 	return build(e, root, out, targets)
 }
 
-// build compiles the executables the way releases are built: static,
-// trimmed paths, no symbol tables.
+// build compiles the executables the way releases are built (see
+// internal/release).
 func build(e *env, root, out string, targets [][2]string) error {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		return withHint(errors.New("go is not on PATH"), "install Go from https://go.dev/dl/")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	pkgs := make([]string, len(release.Executables))
+	for i, name := range release.Executables {
+		pkgs[i] = "./hooks/" + name
 	}
-	for _, t := range targets {
-		for _, name := range Executables {
-			dst := filepath.Join(out, BinaryName(name, t[0], t[1]))
-			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-s -w", "-o", dst, "./hooks/"+name)
-			cmd.Dir = root
-			cmd.Env = append(os.Environ(), "GOOS="+t[0], "GOARCH="+t[1], "CGO_ENABLED=0")
-			cmd.Stdout, cmd.Stderr = e.stderr, e.stderr
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("building %s for %s/%s: %v", name, t[0], t[1], err)
-			}
-			fmt.Fprintf(e.stdout, "built %s\n", dst)
-		}
-	}
-	return nil
+	return release.Build(root, out, pkgs, targets, e.stdout)
 }
 
 func runInstall(e *env, args []string) error {

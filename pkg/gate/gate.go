@@ -81,7 +81,7 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 
 	doc := planfile.Parse(data)
 	if doc.Malformed() {
-		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, strings.Join(doc.Problems(), "; "))
+		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, doc.ProblemSummary())
 	}
 	// Claude Code sends the file's own text; only a text that differs needs
 	// a parse of its own.
@@ -130,6 +130,7 @@ func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
 // read in full.
 func findSessionPlan(dirs []string, session string) (string, []byte) {
 	marker := []byte("<!-- rodin:session=" + session + " -->")
+	var buf []byte // reused: most candidates are read only to be ruled out
 	for _, c := range plansdir.ByNewest(dirs) {
 		path, real := c.Path, c.Real
 		if real == "" { // a symlink: it must resolve inside the plans directories
@@ -138,10 +139,11 @@ func findSessionPlan(dirs []string, session string) (string, []byte) {
 				continue
 			}
 		}
-		data, err := safefile.ReadFile(real, planfile.MaxSize)
-		if err != nil || !bytes.Contains(data, marker) {
+		var err error
+		if buf, err = safefile.ReadInto(buf[:0], real, planfile.MaxSize); err != nil || !bytes.Contains(buf, marker) {
 			continue
 		}
+		data := bytes.Clone(buf)
 		if planfile.Parse(data).Trailer().Session == session {
 			return path, data
 		}

@@ -94,7 +94,7 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 
 func malformed(path string, doc *planfile.Doc) hookio.PostOutcome {
 	return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] The rodin markers in %s are malformed, so rodin changed nothing: %s. Fix them; the plan gate denies until they are well formed.",
-		path, strings.Join(doc.Problems(), "; "))}
+		path, doc.ProblemSummary())}
 }
 
 // Reasons recorded with a pending status.

@@ -454,6 +454,17 @@ func (d *Doc) Problems() []string {
 	return out
 }
 
+// ProblemSummary is the first few problems joined with "; ", and how many
+// more there are: short enough to read in a deny message.
+func (d *Doc) ProblemSummary() string {
+	const shown = 3
+	all := d.Problems()
+	if len(all) <= shown {
+		return strings.Join(all, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more (`rodin check` lists them all)", strings.Join(all[:shown], "; "), len(all)-shown)
+}
+
 // Malformed reports whether any marker is malformed.
 func (d *Doc) Malformed() bool { return len(d.probs) > 0 }
 

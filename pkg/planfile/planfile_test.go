@@ -308,3 +308,15 @@ func TestHeadingsAndItems(t *testing.T) {
 		t.Errorf("entries (-want +got):\n%s\nproblems: %v", diff, problems)
 	}
 }
+
+func TestProblemSummary(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5; i++ {
+		b.WriteString("<!-- rodin:gaps:end -->\n")
+	}
+	got := Parse([]byte(b.String())).ProblemSummary()
+	want := "line 1: `<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`; line 2: `<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`; line 3: `<!-- rodin:gaps:end -->` without a matching `<!-- rodin:gaps:start -->`; and 2 more (`rodin check` lists them all)"
+	if got != want {
+		t.Errorf("ProblemSummary =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -13,3 +13,8 @@ const renameOverOpenFile = false
 func lock(f *os.File) error { return nil }
 
 func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
+
+func readInto(buf []byte, path string, max int64) ([]byte, error) {
+	b, err := ReadFile(path, max)
+	return append(buf, b...), err
+}

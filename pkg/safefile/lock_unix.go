@@ -23,3 +23,30 @@ func lock(f *os.File) error {
 func openNoBlock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
+
+func readInto(buf []byte, path string, max int64) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return buf, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	for {
+		if cap(buf)-len(buf) < 32<<10 {
+			buf = append(buf, make([]byte, 64<<10)...)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > max {
+			return buf, ErrTooLarge
+		}
+	}
+}

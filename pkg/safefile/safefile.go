@@ -140,3 +140,11 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// ReadInto appends the contents of the regular file at path to buf, reading
+// at most max bytes, without the per-file costs of os.File: it is for
+// scanning many files (the gate's session search). Like ReadFile it opens
+// without waiting, so a FIFO reads as empty instead of blocking.
+func ReadInto(buf []byte, path string, max int64) ([]byte, error) {
+	return readInto(buf, path, max)
+}

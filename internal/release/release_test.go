@@ -1,0 +1,102 @@
+package release
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+func moduleRoot(t *testing.T) string {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// The patched goldmark computes what the original does: the plan-file
+// model's and the subagent parsers' own tests pass against it.
+func TestPatchedGoldmarkKeepsBehaviour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds goldmark twice")
+	}
+	root := moduleRoot(t)
+	work, err := Workspace(root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "test", "-count=1", "./pkg/planfile", "./pkg/assess", "./pkg/cli")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK="+work)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tests against the patched goldmark: %v\n%s", err, out)
+	}
+}
+
+var initLine = regexp.MustCompile(`(?m)^init github\.com/yuin/goldmark/(util|parser) @[^,]+, [^,]+, \d+ bytes, (\d+) allocs$`)
+
+// initAllocs builds pretooluse (patched or not) and returns the allocations
+// goldmark's util and parser packages make at init, which do not depend on
+// the machine's speed.
+func initAllocs(t *testing.T, patched bool) map[string]int {
+	root := moduleRoot(t)
+	out := t.TempDir()
+	bin := filepath.Join(out, BinaryName("pretooluse", runtime.GOOS, runtime.GOARCH))
+	if patched {
+		if err := Build(root, out, []string{"./hooks/pretooluse"}, [][2]string{{runtime.GOOS, runtime.GOARCH}}, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		cmd := exec.Command("go", "build", "-o", bin, "./hooks/pretooluse")
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd.Stdin = bytes.NewReader([]byte(`{"tool_name":"Edit"}`))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.Bytes())
+	}
+	allocs := map[string]int{}
+	for _, m := range initLine.FindAllStringSubmatch(stderr.String(), -1) {
+		allocs[m[1]], _ = strconv.Atoi(m[2])
+	}
+	return allocs
+}
+
+// The patch moves goldmark's init work out of init: a hook that never
+// parses Markdown no longer builds the case-folding map or compiles the
+// regexps. The unpatched build is the control.
+func TestPatchDefersGoldmarkInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hook twice")
+	}
+	plain, patched := initAllocs(t, false), initAllocs(t, true)
+	t.Logf("goldmark init allocations: unpatched %v, patched %v", plain, patched)
+	for _, pkg := range []string{"util", "parser"} {
+		if plain[pkg] < 200 {
+			t.Fatalf("control: unpatched goldmark/%s made only %d allocations at init; the test no longer measures the patch", pkg, plain[pkg])
+		}
+		if patched[pkg] > 50 {
+			t.Errorf("patched goldmark/%s still makes %d allocations at init", pkg, patched[pkg])
+		}
+	}
+}
+
+func TestBinaryName(t *testing.T) {
+	if got := BinaryName("rodin", "windows", "arm64"); got != "rodin-windows-arm64.exe" {
+		t.Errorf("windows: %s", got)
+	}
+	if got := BinaryName("pretooluse", "linux", "amd64"); got != "pretooluse-linux-amd64" {
+		t.Errorf("linux: %s", got)
+	}
+}
