@@ -24,6 +24,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/keeper"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 var update = flag.Bool("u", false, "update testscript output files")
@@ -42,6 +43,19 @@ func TestMain(m *testing.M) {
 		"pretooluse-panics": func() {
 			os.Exit(hookio.RunPre(os.Stdin, os.Stdout, os.Stderr, func(hookio.Input) hookio.PreOutcome { panic("forced") }))
 		},
+	}
+	// PostToolUse that stops at a point of its write, says so by creating
+	// $RODIN_CRASH_READY, and waits to be killed: the crash tests' process.
+	for _, point := range []string{"mid-write", "before-rename"} {
+		commands["posttooluse-crash-"+point] = func() {
+			safefile.Crash = func(at string) {
+				if at == point {
+					os.WriteFile(os.Getenv("RODIN_CRASH_READY"), nil, 0o644)
+					select {}
+				}
+			}
+			os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr))
+		}
 	}
 	for name, main := range mains {
 		commands[name] = main

@@ -37,9 +37,14 @@ func deny(format string, args ...any) hookio.PreOutcome {
 // Decide is the gate: the hook input and the plan file it names (or the
 // session's newest plan file) in, a decision out.
 func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
-	tool, _, err := in.Field("tool_name")
+	tool, ok, err := in.Field("tool_name")
 	if err != nil {
 		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+	}
+	if !ok {
+		// The hook is registered for ExitPlanMode only: an input without a
+		// tool name means the input changed shape, and the gate cannot tell.
+		return deny("The hook input is malformed: it has no tool_name. To fix: update rodin (`rodin doctor`).")
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision

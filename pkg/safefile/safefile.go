@@ -107,16 +107,36 @@ func updateLocked(f *os.File, path string, max int64, edit func([]byte) ([]byte,
 	if err := replace(path, next, locked.Mode().Perm()); err != nil {
 		return false, false, err
 	}
+	removeLeftovers(path)
 	return true, false, nil
 }
+
+// tempPattern names a plan's temporary files: a dot, the plan's name, a
+// random part, ".tmp". Never a .md name, so nothing takes one for a plan.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".rodin-*.tmp" }
+
+// removeLeftovers deletes temporary files of path that a writer killed
+// mid-write left behind. It runs under the lock, so no live writer of this
+// plan has one open.
+func removeLeftovers(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path)))
+	for _, m := range matches {
+		os.Remove(m)
+	}
+}
+
+// Crash is a test seam: when set, it is called at the named points of a
+// write ("mid-write", after half the data; "before-rename", after the
+// flush). rodin's executables never set it; crash tests use it to stop a
+// process there and kill it.
+var Crash func(point string)
 
 // replace writes data to a temporary file beside path, flushes it to disk,
 // and renames it over path: a reader, or a crash, sees the old file or the
 // new one, never a part. The temporary name starts with a dot and does not
 // end in .md, so nothing takes a leftover for a plan.
 func replace(path string, data []byte, perm os.FileMode) (err error) {
-	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, "."+base+".rodin-*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return err
 	}
@@ -126,6 +146,13 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if Crash != nil {
+		if _, err = tmp.Write(data[:len(data)/2]); err != nil {
+			return err
+		}
+		Crash("mid-write")
+		data = data[len(data)/2:]
+	}
 	if _, err = tmp.Write(data); err != nil {
 		return err
 	}
@@ -137,6 +164,9 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	if err = tmp.Close(); err != nil {
 		return err
+	}
+	if Crash != nil {
+		Crash("before-rename")
 	}
 	return os.Rename(tmp.Name(), path)
 }
