@@ -25,6 +25,13 @@ bench:
 install:
     go run ./hooks/rodin install
 
+# Run each fuzz target for a while (default 60s each).
+fuzz time="60s":
+    go test -run '^$' -fuzz '^FuzzParseRender$' -fuzztime {{time}} ./pkg/planfile
+    go test -run '^$' -fuzz '^FuzzEncode$' -fuzztime {{time}} ./pkg/planfile
+    go test -run '^$' -fuzz '^FuzzPreToolUse$' -fuzztime {{time}} ./pkg/gate
+    go test -run '^$' -fuzz '^FuzzPostToolUse$' -fuzztime {{time}} ./pkg/gate
+
 # Update testscript golden files after an intended change.
 update:
     go test -run TestScript . -u

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,6 +72,13 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		Setup:               setup,
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "root": // root reads and writes whatever the permissions say
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"exitcode":  cmdExitcode,
 			"expand":    cmdExpand,
@@ -82,6 +90,8 @@ func TestScript(t *testing.T) {
 			"bom":       cmdBOM,
 			"mtime":     cmdMtime,
 			"plugin":    cmdPlugin,
+			"mkfifo":    cmdMkfifo,
+			"bigfile":   cmdBigfile,
 			"hookcmd":   cmdHookcmd,
 		},
 	})
@@ -371,4 +381,23 @@ func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
 	t, err := time.Parse(time.RFC3339, args[1])
 	ts.Check(err)
 	ts.Check(os.Chtimes(ts.MkAbs(args[0]), t, t))
+}
+
+// mkfifo FILE makes a named pipe.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	for _, f := range args {
+		ts.Check(syscall.Mkfifo(ts.MkAbs(f), 0o644))
+	}
+}
+
+// bigfile FILE MiB writes a plan of that many MiB: a heading, then lines.
+func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: bigfile FILE MiB")
+	}
+	mib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	line := []byte("- a step of a very long plan, repeated until the file is large enough\n")
+	data := append([]byte("# Big plan\n\n"), bytes.Repeat(line, mib<<20/len(line)+1)...)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }

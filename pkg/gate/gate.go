@@ -46,6 +46,11 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		// tool name means the input changed shape, and the gate cannot tell.
 		return deny("The hook input is malformed: it has no tool_name. To fix: update rodin (`rodin doctor`).")
 	}
+	if n := in.TopLevelCount("tool_name"); n > 1 {
+		// Parsers disagree on duplicate keys (first or last wins); the gate
+		// does not guess which tool this is.
+		return deny("The hook input is malformed: tool_name appears %d times. To fix: update rodin (`rodin doctor`).", n)
+	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision
 	}

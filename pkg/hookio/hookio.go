@@ -12,6 +12,8 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -56,6 +58,19 @@ func (in Input) Field(path string) (s string, ok bool, err error) {
 		return r.String(), true, nil
 	}
 	return "", false, fmt.Errorf("%s is %s, not a string", path, typeName(r))
+}
+
+// TopLevelCount is how many times key appears among the input's top-level
+// keys: JSON allows a key twice, and parsers differ on which one counts.
+func (in Input) TopLevelCount(key string) int {
+	n := 0
+	gjson.ParseBytes(in.raw).ForEach(func(k, _ gjson.Result) bool {
+		if k.String() == key {
+			n++
+		}
+		return true
+	})
+	return n
 }
 
 // str is Field for the fail-open side: anything but a string is "".
@@ -153,6 +168,7 @@ func RunPre(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) PreOut
 // Code blocks the tool on either signal; both are given so that a reason
 // reaches the model whichever it reads.
 func WriteDeny(stdout, stderr io.Writer, reason string) int {
+	reason = oneLine(reason)
 	b, err := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`),
 		"hookSpecificOutput.permissionDecisionReason", reason)
 	if err == nil {
@@ -160,6 +176,30 @@ func WriteDeny(stdout, stderr io.Writer, reason string) int {
 	}
 	io.WriteString(stderr, reason+"\n")
 	return 2
+}
+
+// oneLine makes a message safe to print: valid UTF-8 (each invalid byte
+// becomes U+FFFD) on one line (control characters become spaces). Messages
+// quote paths and values from the hook input, which may hold anything.
+func oneLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range []rune(s) {
+		if unicode.IsControl(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // RunPost reads the input, asks act, and writes what it says. It exits 0
@@ -175,6 +215,7 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 		return 0
 	}
 	out := act(in)
+	out.Context, out.SystemMessage = oneLine(out.Context), oneLine(out.SystemMessage)
 	b := []byte(`{}`)
 	if out.Context != "" {
 		b, _ = sjson.SetBytes(b, "hookSpecificOutput.hookEventName", "PostToolUse")
