@@ -16,6 +16,7 @@ import (
 )
 
 // hook runs this test binary as one of the commands TestMain registers.
+// These tests are about writes, so verdict signals need no provenance.
 func hook(t *testing.T, name, home string, stdin []byte, extraEnv ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
@@ -23,7 +24,7 @@ func hook(t *testing.T, name, home string, stdin []byte, extraEnv ...string) *ex
 		t.Fatal(err)
 	}
 	cmd := &exec.Cmd{Path: self, Args: []string{name}}
-	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z"}, extraEnv...)
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z", "RODIN_PROVENANCE=off"}, extraEnv...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	return cmd
 }

@@ -78,7 +78,7 @@ func TestPluginInstallsFromLocalMarketplace(t *testing.T) {
 	}
 	for _, c := range []struct{ event, matcher, kind string }{
 		{"PreToolUse", "ExitPlanMode", "pretooluse"},
-		{"PostToolUse", "Write|Edit|MultiEdit", "posttooluse"},
+		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", "posttooluse"},
 	} {
 		entry := gjson.GetBytes(hooks, "hooks."+c.event+".0")
 		if got := entry.Get("matcher").String(); got != c.matcher {

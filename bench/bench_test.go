@@ -25,6 +25,7 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/provenance"
 )
 
 var rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
@@ -151,10 +152,18 @@ func makePlan(n int) string {
 	return b.String()
 }
 
+// withTrailer gives a plan its metadata, with the critic and validator runs
+// that back a verdict recorded as the hooks would have recorded them.
 func withTrailer(plan, sess, status string) string {
+	const ts = "2026-11-21T12:00:00Z"
+	const findings = "### FINDING-1: Redis outage\n- **Severity**: high\n- **Description**: No fallback.\n"
 	d := planfile.Parse([]byte(plan))
+	critic := provenance.Critic(d, "Assess this plan.\n\n"+string(d.PlanContent()), findings, ts)
+	validator := provenance.Validator(d, "## Gaps\n\n"+string(d.GapsContent())+"\n## Findings\n\n"+findings,
+		"### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts)
 	out, err := d.Render(planfile.Trailer{Session: sess, PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
-		Validation: planfile.Validation{Status: status, Reason: "bench", TS: "2026-11-21T12:00:00Z"}.Encode()})
+		Validation: planfile.Validation{Status: status, Reason: "bench", TS: ts}.Encode(),
+		Critic:     critic.Encode(), Validator: validator.Encode()})
 	if err != nil {
 		panic(err)
 	}

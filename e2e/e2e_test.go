@@ -36,6 +36,11 @@ func writePlan(s *server, step int) []block {
 	return []block{tool("Write", map[string]any{"file_path": s.planPath, "content": planText})}
 }
 
+// readPlan reads the plan file, as a model does after rodin changed it.
+func readPlan(s *server, _ int) []block {
+	return []block{tool("Read", map[string]any{"file_path": s.planPath})}
+}
+
 // say ends the model's turn with a line of text.
 func say(line string) turn { return func(*server, int) []block { return []block{text(line)} } }
 
@@ -120,6 +125,7 @@ func skill() []turn {
 			}
 			return bash("rodin signal " + verdict + " --reason '" + strings.ReplaceAll(reason, "'", "") + "'")
 		},
+		readPlan, // rodin recorded the subagent runs in the plan: the skill reads it before editing
 		func(s *server, _ int) []block {
 			signal := strings.TrimSpace(s.resultText("Bash"))
 			data, _ := os.ReadFile(s.planPath)
@@ -167,6 +173,13 @@ func TestSkillPassReachesApproval(t *testing.T) {
 	if !strings.Contains(string(plan), `<!-- rodin:validation={"status":"pass","reason":"FINDING-1 is covered by GAP-1.","ts":"2026-11-21T12:00:00Z"} -->`) {
 		t.Errorf("no pass verdict recorded:\n%s", plan)
 	}
+	// The verdict counts because the hooks saw the runs behind it
+	// (provenance is on): a critic on this plan, blind to the gaps, and a
+	// validator that said pass.
+	if !strings.Contains(string(plan), `"gaps_seen":false`) || !strings.Contains(string(plan), `<!-- rodin:validator={"gaps":"`) ||
+		!strings.Contains(string(plan), `"verdict":"pass"`) {
+		t.Errorf("the critic and validator runs were not recorded:\n%s", plan)
+	}
 	if !strings.Contains(pane, "Ready to code?") {
 		t.Errorf("the approval dialog does not show the plan:\n%s", pane)
 	}
@@ -200,7 +213,7 @@ func TestEditAfterPassDenied(t *testing.T) {
 	edit := func(s *server, _ int) []block {
 		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "2. Stream rows from the database.", "new_string": "2. Stream rows from the database.\n3. Also export JSON."})}
 	}
-	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), edit, exitPlanMode)
+	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), readPlan, edit, exitPlanMode)
 	s := startSession(t, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.runSkill(1)
@@ -235,7 +248,7 @@ func TestFailThenFixThenPass(t *testing.T) {
 	}
 	first := 2 + len(skill()) // the step of the first ExitPlanMode
 	srv.main = append([]turn{writePlan, say("The plan is written.")}, skill()...)
-	srv.main = append(srv.main, exitPlanMode, addGap, say("I added the missing gap."))
+	srv.main = append(srv.main, exitPlanMode, readPlan, addGap, say("I added the missing gap."))
 	srv.main = append(srv.main, skill()...)
 	srv.main = append(srv.main, exitPlanMode)
 	s := startSession(t, srv, options{})
@@ -247,7 +260,7 @@ func TestFailThenFixThenPass(t *testing.T) {
 	if !exit.IsError || exit.Text != want {
 		t.Fatalf("ExitPlanMode after a fail:\n got is_error=%v %q\nwant %q", exit.IsError, exit.Text, want)
 	}
-	s.runSkill(first + 2)
+	s.runSkill(first + 3)
 	pane := s.waitPane("the plan approval dialog", 60*time.Second, func(p string) bool { return strings.Contains(p, "Would you like to proceed") })
 	if !strings.Contains(pane, "GAP-2: Deleted accounts in exports") {
 		t.Errorf("the approved plan lacks the new gap:\n%s", pane)

@@ -5,8 +5,11 @@
 package assess
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -70,4 +73,24 @@ func ParseValidator(text string) (Validator, error) {
 	}
 	v.Reason, _ = d.LineWithPrefix("**Reason**:")
 	return v, nil
+}
+
+// FindingsDigest identifies a set of findings by what they say, not how
+// they are laid out: the critic's answer and the findings a validator was
+// given have the same digest when they hold the same findings, whatever the
+// white space or the text around them. "" when text holds no parseable
+// findings.
+func FindingsDigest(text string) string {
+	c, err := ParseCritic(text)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	if c.NoIssues {
+		io.WriteString(h, "no issues found")
+	}
+	for _, f := range c.Findings {
+		fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00", f.ID, f.Title, f.Severity, f.Description)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -124,7 +124,7 @@ func checkHooksJSON(root string, report func(bool, string, ...any)) {
 		report(false, "%s is missing or not valid JSON", path)
 		return
 	}
-	want := map[string]string{"PreToolUse": "ExitPlanMode", "PostToolUse": "Write|Edit|MultiEdit"}
+	want := map[string]string{"PreToolUse": "ExitPlanMode", "PostToolUse": "Write|Edit|MultiEdit|Agent|Task"}
 	for event, matcher := range want {
 		found := false
 		for _, m := range gjson.GetBytes(b, "hooks."+event).Array() {

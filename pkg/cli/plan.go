@@ -16,6 +16,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -208,6 +209,29 @@ func runStatus(e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "plan hash:  recorded %s\n            current  %s%s\n", orNone(t.PlanHash), d.PlanDigest(), same(t.PlanHash, d.PlanDigest()))
 	fmt.Fprintf(w, "gaps hash:  recorded %s\n            current  %s%s\n", orNone(t.GapsHash), d.GapsDigest(), same(t.GapsHash, d.GapsDigest()))
+	switch {
+	case provenance.Off(e.getenv):
+		fmt.Fprintf(w, "provenance: off (RODIN_PROVENANCE=off): bare verdict signals count\n")
+	case t.Critic == "" && t.Validator == "":
+		fmt.Fprintf(w, "provenance: no critic or validator run recorded\n")
+	default:
+		if c, err := planfile.ParseCriticRun(t.Critic); err == nil && t.Critic != "" {
+			fmt.Fprintf(w, "critic:     %d high, %d medium, %d low (%s)%s%s\n", c.High, c.Medium, c.Low, c.TS,
+				when(c.Plan != d.PlanDigest(), "; not on the plan as it stands"), when(c.GapsSeen, "; saw the gaps"))
+		}
+		if v, err := planfile.ParseValidatorRun(t.Validator); err == nil && t.Validator != "" {
+			fmt.Fprintf(w, "validator:  %s: %s (%s)\n", orNone(v.Verdict), v.Reason, v.TS)
+		}
+		status := planfile.StatusPass
+		if val, err := planfile.ParseValidation(t.Validation); err == nil && val.Status == planfile.StatusFail {
+			status = planfile.StatusFail
+		}
+		if err := provenance.Check(d, status); err != nil {
+			fmt.Fprintf(w, "provenance: broken: %v\n", err)
+		} else {
+			fmt.Fprintf(w, "provenance: holds (a critic on this plan, blind to the gaps; a validator on its findings and these gaps)\n")
+		}
+	}
 	if n := len(d.Signals()); n > 0 {
 		fmt.Fprintf(w, "signals:    %d not yet recorded (the next Write or Edit of the plan in plan mode records them)\n", n)
 	}
@@ -225,6 +249,13 @@ func runStatus(e *env, args []string) error {
 		fmt.Fprintf(w, "gate:       no decision: ExitPlanMode goes to your approval dialog\n")
 	}
 	return nil
+}
+
+func when(cond bool, text string) string {
+	if cond {
+		return text
+	}
+	return ""
 }
 
 func orNone(s string) string {

@@ -8,7 +8,6 @@
 package gate
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -37,6 +37,17 @@ func deny(format string, args ...any) hookio.PreOutcome {
 // Decide is the gate: the hook input and the plan file it names (or the
 // session's newest plan file) in, a decision out.
 func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	out := decide(in, getenv)
+	if out.Deny && provenance.Off(getenv) {
+		// Every deny says the checks are off, so that nobody forgets.
+		if i := strings.LastIndex(out.Reason, " To fix:"); i >= 0 {
+			out.Reason = out.Reason[:i] + provenance.OffNote + out.Reason[i:]
+		}
+	}
+	return out
+}
+
+func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	tool, ok, err := in.Field("tool_name")
 	if err != nil {
 		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
@@ -83,7 +94,7 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		if !planfile.ValidSessionID(session) {
 			return deny("No assessment found for this session: the hook input has no usable session_id and no planFilePath.%s", fix)
 		}
-		path, data = findSessionPlan(dirs, session)
+		path, _, data = plansdir.FindSession(dirs, session)
 		if path == "" {
 			return deny("No assessment found for this session: no plan file in %s carries its session marker.%s", strings.Join(dirs, ", "), fix)
 		}
@@ -101,11 +112,13 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
 		}
 	}
-	return decideStatus(doc)
+	return decideStatus(doc, !provenance.Off(getenv))
 }
 
-// decideStatus checks the recorded metadata against the plan as it stands.
-func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
+// decideStatus checks the recorded metadata against the plan as it stands,
+// and, with requireEvidence, that a pass is backed by the critic and
+// validator runs the hooks recorded.
+func decideStatus(doc *planfile.Doc, requireEvidence bool) hookio.PreOutcome {
 	t := doc.Trailer()
 	switch {
 	case t.Session == "":
@@ -131,32 +144,10 @@ func decideStatus(doc *planfile.Doc) hookio.PreOutcome {
 	if v.Status == planfile.StatusFail {
 		return deny("Assessment failed: %s. To fix: update the gaps block to cover the findings, then run /rodin:plan-gate.", strings.TrimSuffix(v.Reason, "."))
 	}
-	return hookio.NoDecision
-}
-
-// findSessionPlan returns the newest plan file whose session marker is
-// session. Files are tried newest first and a cheap byte search rules most
-// out before any parse, so the session's own plan is usually the only one
-// read in full.
-func findSessionPlan(dirs []string, session string) (string, []byte) {
-	marker := []byte("<!-- rodin:session=" + session + " -->")
-	var buf []byte // reused: most candidates are read only to be ruled out
-	for _, c := range plansdir.ByNewest(dirs) {
-		path, real := c.Path, c.Real
-		if real == "" { // a symlink: it must resolve inside the plans directories
-			var err error
-			if real, err = plansdir.Resolve(path, dirs); err != nil {
-				continue
-			}
-		}
-		var err error
-		if buf, err = safefile.ReadInto(buf[:0], real, planfile.MaxSize); err != nil || !bytes.Contains(buf, marker) {
-			continue
-		}
-		data := bytes.Clone(buf)
-		if planfile.Parse(data).Trailer().Session == session {
-			return path, data
+	if requireEvidence {
+		if err := provenance.Check(doc, v.Status); err != nil {
+			return deny("The pass verdict is not backed by the assessment runs rodin observed: %v.%s", err, fix)
 		}
 	}
-	return "", nil
+	return hookio.NoDecision
 }

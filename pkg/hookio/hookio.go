@@ -118,6 +118,24 @@ func TuneGC() {
 	debug.SetMemoryLimit(128 << 20)
 }
 
+// AgentAnswer is the text a completed subagent returned to the Agent (or
+// Task) tool: the text parts of tool_response.content, or tool_response
+// itself when it is a string.
+func (in Input) AgentAnswer() string {
+	r := gjson.GetBytes(in.raw, "tool_response")
+	if r.Type == gjson.String {
+		return r.String()
+	}
+	var parts []string
+	r.Get("content").ForEach(func(_, part gjson.Result) bool {
+		if part.Get("type").String() == "text" {
+			parts = append(parts, part.Get("text").String())
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
 // PreOutcome is what a PreToolUse hook tells Claude Code: no decision (the
 // zero value: Claude Code shows its usual approval dialog) or a deny.
 type PreOutcome struct {

@@ -36,6 +36,8 @@ const (
 	kindPlanHash               // <!-- rodin:plan:hash=<hex> -->
 	kindGapsHash               // <!-- rodin:gaps:hash=<hex> -->
 	kindValidation             // <!-- rodin:validation=<json> -->
+	kindCritic                 // <!-- rodin:critic=<json> -->: the critic run the hooks observed
+	kindValidator              // <!-- rodin:validator=<json> -->: the validator run the hooks observed
 	kindSignal                 // <!-- rodin:verdict:signal=<json> -->
 	kindUnknown                // <!-- rodin:<key> --> of a key this version does not know
 )
@@ -47,6 +49,8 @@ var keyKinds = map[string]kind{
 	"plan:hash":      kindPlanHash,
 	"gaps:hash":      kindGapsHash,
 	"validation":     kindValidation,
+	"critic":         kindCritic,
+	"validator":      kindValidator,
 	"verdict:signal": kindSignal,
 }
 
@@ -104,6 +108,8 @@ type Trailer struct {
 	PlanHash   string
 	GapsHash   string
 	Validation string // compact JSON
+	Critic     string // compact JSON, see CriticRun
+	Validator  string // compact JSON, see ValidatorRun
 }
 
 // Parse reads a plan file. It never fails: problems with the markers are
@@ -352,6 +358,16 @@ func (d *Doc) structure() {
 				continue
 			}
 			d.setOnce(i, &d.meta.Validation, l.value)
+		case kindCritic, kindValidator:
+			if _, err := object(l.value); err != nil {
+				d.problem(i, "the %s value is not valid: %v", keyOf(l.kind), err)
+				continue
+			}
+			if l.kind == kindCritic {
+				d.setOnce(i, &d.meta.Critic, l.value)
+			} else {
+				d.setOnce(i, &d.meta.Validator, l.value)
+			}
 		case kindSignal:
 			d.signals = append(d.signals, i)
 		}

@@ -11,6 +11,7 @@
 package plansdir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,9 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // Env is what the resolution reads from the process environment.
@@ -233,4 +237,31 @@ func ByNewest(dirs []string) []Candidate {
 	}
 	sort.SliceStable(files, func(i, j int) bool { return files[i].MTime > files[j].MTime })
 	return files
+}
+
+// FindSession returns the newest plan file whose session marker is session:
+// its path as listed, its real path, and its contents. Files are tried
+// newest first and a cheap byte search rules most out before any parse, so
+// the session's own plan is usually the only one read in full.
+func FindSession(dirs []string, session string) (path, real string, data []byte) {
+	marker := []byte("<!-- rodin:session=" + session + " -->")
+	var buf []byte // reused: most candidates are read only to be ruled out
+	for _, c := range ByNewest(dirs) {
+		path, real := c.Path, c.Real
+		if real == "" { // a symlink: it must resolve inside the plans directories
+			var err error
+			if real, err = Resolve(path, dirs); err != nil {
+				continue
+			}
+		}
+		var err error
+		if buf, err = safefile.ReadInto(buf[:0], real, planfile.MaxSize); err != nil || !bytes.Contains(buf, marker) {
+			continue
+		}
+		data := bytes.Clone(buf)
+		if planfile.Parse(data).Trailer().Session == session {
+			return path, real, data
+		}
+	}
+	return "", "", nil
 }
