@@ -38,17 +38,27 @@ const (
 	msgNoGaps  = "Plan must have gaps block. Add <!-- rodin:gaps:start/end --> markers and re-run."
 )
 
-func runCheck(e *env, args []string) error {
-	path, err := onePlan("check", args)
+// wellFormedPlan reads the one plan a command takes and refuses a file whose
+// markers are malformed, with why appended to the message.
+func wellFormedPlan(command, why string, args []string) (string, *planfile.Doc, error) {
+	path, err := onePlan(command, args)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	d, err := readPlan(path)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	if d.Malformed() {
-		return fmt.Errorf("%s: the rodin markers are malformed:\n  %s", path, strings.Join(d.Problems(), "\n  "))
+		return "", nil, fmt.Errorf("%s: the rodin markers are malformed%s:\n  %s", path, why, strings.Join(d.Problems(), "\n  "))
+	}
+	return path, d, nil
+}
+
+func runCheck(e *env, args []string) error {
+	path, d, err := wellFormedPlan("check", "", args)
+	if err != nil {
+		return err
 	}
 	if !d.HasHeading(2, "Goals") {
 		return errors.New(msgNoGoals)
@@ -66,16 +76,9 @@ func runCheck(e *env, args []string) error {
 }
 
 func runExtract(e *env, args []string) error {
-	path, err := onePlan("extract", args)
+	_, d, err := wellFormedPlan("extract", ", so the plan content is not defined", args)
 	if err != nil {
 		return err
-	}
-	d, err := readPlan(path)
-	if err != nil {
-		return err
-	}
-	if d.Malformed() {
-		return fmt.Errorf("%s: the rodin markers are malformed, so the plan content is not defined:\n  %s", path, strings.Join(d.Problems(), "\n  "))
 	}
 	_, err = e.stdout.Write(canonical(d.PlanContent()))
 	return err
@@ -90,16 +93,9 @@ func runGaps(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path, err := onePlan("gaps", args)
+	_, d, err := wellFormedPlan("gaps", "", args)
 	if err != nil {
 		return err
-	}
-	d, err := readPlan(path)
-	if err != nil {
-		return err
-	}
-	if d.Malformed() {
-		return fmt.Errorf("%s: the rodin markers are malformed:\n  %s", path, strings.Join(d.Problems(), "\n  "))
 	}
 	switch {
 	case nextID:

@@ -72,20 +72,8 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	}
 
 	// Decide again under the lock, on the file as it is now.
-	var note string
-	var out hookio.PostOutcome
-	wrote, err := safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
-		doc := planfile.Parse(old)
-		if doc.Malformed() {
-			out = malformed(path, doc)
-			return nil, nil
-		}
-		t, why, changed := Next(doc, session, now, evidence)
-		if !changed {
-			return nil, nil
-		}
-		note = why
-		return doc.Render(t)
+	note, wrote, out, err := rewrite(path, real, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
+		return Next(doc, session, now, evidence)
 	})
 	switch {
 	case err != nil:
@@ -94,6 +82,26 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Updated the metadata at the end of %s (%s). Re-read the file before editing those lines.", path, note)}
 	}
 	return out
+}
+
+// rewrite changes the plan's trailer under the lock: it parses the file as it
+// is now, leaves it alone when its markers are malformed (out says why), and
+// writes the trailer change returns unless change reports nothing to do.
+func rewrite(path, real string, change func(*planfile.Doc) (planfile.Trailer, string, bool)) (note string, wrote bool, out hookio.PostOutcome, err error) {
+	wrote, err = safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
+		doc := planfile.Parse(old)
+		if doc.Malformed() {
+			out = malformed(path, doc)
+			return nil, nil
+		}
+		t, why, changed := change(doc)
+		if !changed {
+			return nil, nil
+		}
+		note = why
+		return doc.Render(t)
+	})
+	return note, wrote, out, err
 }
 
 func malformed(path string, doc *planfile.Doc) hookio.PostOutcome {
@@ -121,18 +129,12 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	prompt, _, _ := in.Field("tool_input.prompt")
 	answer := in.AgentAnswer()
 	ts := Now(getenv).UTC().Format(time.RFC3339)
-	var note string
-	var out hookio.PostOutcome
-	wrote, err := safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
-		doc := planfile.Parse(old)
-		if doc.Malformed() {
-			out = malformed(path, doc)
-			return nil, nil
-		}
+	note, wrote, out, err := rewrite(path, real, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
 		t := doc.Trailer()
 		if t.Session == "" {
-			return nil, nil // the marker went away since the search: nothing to record
+			return t, "", false // the marker went away since the search: nothing to record
 		}
+		var note string
 		if agent == provenance.CriticAgent {
 			r := provenance.Critic(doc, prompt, answer, ts)
 			t.Critic = r.Encode()
@@ -154,7 +156,7 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 				note += "; it was not given the gaps block as it stands, so it backs no verdict"
 			}
 		}
-		return doc.Render(t)
+		return t, note, true
 	})
 	switch {
 	case err != nil:
