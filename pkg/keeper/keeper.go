@@ -7,6 +7,7 @@
 package keeper
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	}
 
 	// Decide again under the lock, on the file as it is now.
-	note, wrote, out, err := rewrite(path, real, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
+	note, wrote, out, err := rewrite(path, real, doc, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
 		return Next(doc, session, now, evidence)
 	})
 	switch {
@@ -85,11 +86,16 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 }
 
 // rewrite changes the plan's trailer under the lock: it parses the file as it
-// is now, leaves it alone when its markers are malformed (out says why), and
-// writes the trailer change returns unless change reports nothing to do.
-func rewrite(path, real string, change func(*planfile.Doc) (planfile.Trailer, string, bool)) (note string, wrote bool, out hookio.PostOutcome, err error) {
+// is now (reusing snapshot, a parse of the same file made without the lock,
+// when the bytes have not changed since), leaves it alone when its markers
+// are malformed (out says why), and writes the trailer change returns unless
+// change reports nothing to do.
+func rewrite(path, real string, snapshot *planfile.Doc, change func(*planfile.Doc) (planfile.Trailer, string, bool)) (note string, wrote bool, out hookio.PostOutcome, err error) {
 	wrote, err = safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
-		doc := planfile.Parse(old)
+		doc := snapshot
+		if doc == nil || !bytes.Equal(doc.Source(), old) {
+			doc = planfile.Parse(old)
+		}
 		if doc.Malformed() {
 			out = malformed(path, doc)
 			return nil, nil
@@ -129,7 +135,7 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	prompt, _, _ := in.Field("tool_input.prompt")
 	answer := in.AgentAnswer()
 	ts := Now(getenv).UTC().Format(time.RFC3339)
-	note, wrote, out, err := rewrite(path, real, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
+	note, wrote, out, err := rewrite(path, real, nil, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
 		t := doc.Trailer()
 		if t.Session == "" {
 			return t, "", false // the marker went away since the search: nothing to record

@@ -460,6 +460,9 @@ func ValidSessionID(id string) bool {
 	return true
 }
 
+// Source is the file as parsed.
+func (d *Doc) Source() []byte { return d.src }
+
 // Problems lists what is malformed about the markers, one entry per problem,
 // each naming its line. A malformed file is never rewritten.
 func (d *Doc) Problems() []string {
