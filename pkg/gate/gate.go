@@ -34,6 +34,11 @@ func deny(format string, args ...any) hookio.PreOutcome {
 	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
 }
 
+// malformedInput denies an input the gate cannot read as Claude Code's.
+func malformedInput(what string) hookio.PreOutcome {
+	return deny("The hook input is malformed: %s. To fix: update rodin (`rodin doctor`).", what)
+}
+
 // Decide is the gate: the hook input and the plan file it names (or the
 // session's newest plan file) in, a decision out.
 func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
@@ -50,17 +55,17 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	tool, ok, err := in.Field("tool_name")
 	if err != nil {
-		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+		return malformedInput(err.Error())
 	}
 	if !ok {
 		// The hook is registered for ExitPlanMode only: an input without a
 		// tool name means the input changed shape, and the gate cannot tell.
-		return deny("The hook input is malformed: it has no tool_name. To fix: update rodin (`rodin doctor`).")
+		return malformedInput("it has no tool_name")
 	}
 	if n := in.TopLevelCount("tool_name"); n > 1 {
 		// Parsers disagree on duplicate keys (first or last wins); the gate
 		// does not guess which tool this is.
-		return deny("The hook input is malformed: tool_name appears %d times. To fix: update rodin (`rodin doctor`).", n)
+		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision
@@ -70,11 +75,11 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	planPath, hasPath, err := in.Field("tool_input.planFilePath")
 	if err != nil {
-		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+		return malformedInput(err.Error())
 	}
 	planText, hasText, err := in.Field("tool_input.plan")
 	if err != nil {
-		return deny("The hook input is malformed: %v. To fix: update rodin (`rodin doctor`).", err)
+		return malformedInput(err.Error())
 	}
 	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -23,34 +24,40 @@ import (
 // plan, so it is a few times planfile.MaxSize; larger input is malformed.
 const MaxInput = 64 << 20
 
-// Input is one hook input, validated JSON.
-type Input struct{ raw []byte }
+// Input is one hook input, validated JSON. It is kept as a string so that
+// gjson reads fields from it without copying: inputs carry whole plans.
+type Input struct{ raw string }
 
 // Read reads and validates a hook input.
 func Read(r io.Reader) (Input, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
-	switch {
-	case err != nil:
+	if err != nil {
 		return Input{}, fmt.Errorf("cannot read the hook input: %v", err)
+	}
+	// b is never written again, so a string view of it is safe and saves a
+	// copy of what can be megabytes.
+	raw := unsafe.String(unsafe.SliceData(b), len(b))
+	trimmed := strings.TrimSpace(raw)
+	switch {
 	case len(b) > MaxInput:
 		return Input{}, fmt.Errorf("the hook input is larger than %d MiB", MaxInput>>20)
-	case len(strings.TrimSpace(string(b))) == 0:
+	case trimmed == "":
 		return Input{}, errors.New("the hook input is empty")
-	case !gjson.ValidBytes(b):
+	case !gjson.Valid(raw):
 		return Input{}, errors.New("the hook input is not valid JSON")
-	case !gjson.ParseBytes(b).IsObject():
+	case trimmed[0] != '{':
 		return Input{}, errors.New("the hook input is not a JSON object")
 	}
-	return Input{raw: b}, nil
+	return Input{raw: raw}, nil
 }
 
 // NewInput wraps JSON that the caller has validated (tests, benchmarks).
-func NewInput(raw []byte) Input { return Input{raw: raw} }
+func NewInput(raw []byte) Input { return Input{raw: string(raw)} }
 
 // Field returns the string at a gjson path. ok is false when the field is
 // absent or null; err is set when it is present with another type.
 func (in Input) Field(path string) (s string, ok bool, err error) {
-	r := gjson.GetBytes(in.raw, path)
+	r := gjson.Get(in.raw, path)
 	switch r.Type {
 	case gjson.Null:
 		return "", false, nil
@@ -64,7 +71,7 @@ func (in Input) Field(path string) (s string, ok bool, err error) {
 // keys: JSON allows a key twice, and parsers differ on which one counts.
 func (in Input) TopLevelCount(key string) int {
 	n := 0
-	gjson.ParseBytes(in.raw).ForEach(func(k, _ gjson.Result) bool {
+	gjson.Parse(in.raw).ForEach(func(k, _ gjson.Result) bool {
 		if k.String() == key {
 			n++
 		}
@@ -122,7 +129,7 @@ func TuneGC() {
 // Task) tool: the text parts of tool_response.content, or tool_response
 // itself when it is a string.
 func (in Input) AgentAnswer() string {
-	r := gjson.GetBytes(in.raw, "tool_response")
+	r := gjson.Get(in.raw, "tool_response")
 	if r.Type == gjson.String {
 		return r.String()
 	}

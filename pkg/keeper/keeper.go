@@ -47,12 +47,12 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if !strings.HasSuffix(path, ".md") {
 		return hookio.PostOutcome{}
 	}
-	real, err := plansdir.Resolve(path, plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()}))
-	if err != nil {
-		return hookio.PostOutcome{}
-	}
 	session := in.SessionID()
 	if !planfile.ValidSessionID(session) {
+		return hookio.PostOutcome{}
+	}
+	real, err := plansdir.Resolve(path, plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()}))
+	if err != nil {
 		return hookio.PostOutcome{}
 	}
 	now := Now(getenv)
