@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,19 +166,7 @@ func assemblePlugin(dst string, binaries bool) error {
 	if err != nil {
 		return err
 	}
-	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if rel == "libexec" {
-			return filepath.SkipDir // whatever a developer built locally
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		return copyFile(path, filepath.Join(dst, rel))
-	})
+	err = release.CopyTree(src, dst, "libexec") // not whatever a developer built locally
 	if err != nil || !binaries {
 		return err
 	}

@@ -10,6 +10,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -183,23 +184,8 @@ type hookCase struct {
 }
 
 func jsonString(s string) string {
-	var b bytes.Buffer
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func postInput(mode, path string) []byte {

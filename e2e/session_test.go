@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,9 +92,13 @@ func startSession(t *testing.T, srv *server, opt options) *session {
 			t.Fatal(err)
 		}
 	}
-	copyTree(t, filepath.Join("..", "plugin"), s.plugin)
+	if err := release.CopyTree(filepath.Join("..", "plugin"), s.plugin, "libexec"); err != nil {
+		t.Fatal(err)
+	}
 	if !opt.noBinaries {
-		copyTree(t, builtExecutables(t), filepath.Join(s.plugin, "libexec"))
+		if err := release.CopyTree(builtExecutables(t), filepath.Join(s.plugin, "libexec")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if opt.mode == "" {
 		opt.mode = "plan"
@@ -251,32 +254,6 @@ func dialogText(pane, marker string) string {
 	i := strings.LastIndex(pane, marker)
 	start := max(0, i-1500)
 	return pane[start:]
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if rel == "libexec" && d.IsDir() {
-			return filepath.SkipDir // only what the test puts there
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		fi, _ := d.Info()
-		return os.WriteFile(target, data, fi.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 func writeFile(t *testing.T, path, data string) {

@@ -243,3 +243,36 @@ func copySources(src, dst string) error {
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
 }
+
+// CopyTree copies src to dst, files with their modes, leaving out the
+// top-level entries named in skip (a plugin is copied without libexec,
+// whose executables are built for each target).
+func CopyTree(src, dst string, skip ...string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		for _, s := range skip {
+			if rel == s {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, fi.Mode().Perm())
+	})
+}
