@@ -77,7 +77,7 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if err != nil {
 		return malformedInput(err.Error())
 	}
-	planText, hasText, err := in.Field("tool_input.plan")
+	planText, hasText, err := in.StringField("tool_input.plan")
 	if err != nil {
 		return malformedInput(err.Error())
 	}
@@ -105,14 +105,14 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		}
 	}
 
+	// Claude Code sends the file's own text; only a text that differs needs
+	// a parse of its own.
 	doc := planfile.Parse(data)
 	if doc.Malformed() {
 		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, doc.ProblemSummary())
 	}
-	// Claude Code sends the file's own text; only a text that differs needs
-	// a parse of its own.
-	if hasText && planText != string(data) {
-		shown := planfile.Parse([]byte(planText))
+	if hasText && !planText.Equals(data) {
+		shown := planfile.Parse([]byte(planText.String()))
 		if shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 )
 
 func fixture(t *testing.T, name string) Input {
@@ -101,4 +102,103 @@ func TestRunPostNeverFails(t *testing.T) {
 	if want := `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"c <x>"},"systemMessage":"m"}` + "\n"; code != 0 || stdout.String() != want {
 		t.Errorf("got %d %q, want %q", code, stdout.String(), want)
 	}
+}
+
+// stringLiterals are JSON strings with every escape gjson decodes,
+// including the surrogate cases it decodes its own way.
+var stringLiterals = []string{
+	`""`, `"plain"`, `"a\nb\tc\rd\be\ff\/g\\h\"i"`, `"\u003c!-- rodin:x --\u003e"`,
+	`"\u00e9\u4e2d"`, `"\ud83d\ude00 smile"`, `"\ud83d alone"`, `"\ude00 low"`, `"\ud83d\u0041"`,
+	`"\uD83D\uDE00"`, `"ends in \ud83d"`, `"é raw"`, "\"bad \xff utf8\"", `"x\\"`,
+}
+
+// TestStringFieldDecodesAsGjson: JSONString.Equals agrees with comparing gjson's
+// decoded string, for equal texts and for texts one byte off.
+func TestStringFieldDecodesAsGjson(t *testing.T) {
+	for _, lit := range stringLiterals {
+		checkStringField(t, lit)
+	}
+	if js, ok, err := NewInput([]byte(`{"a":{"b":1}}`)).StringField("a.b"); js.Equals(nil) || ok || err == nil {
+		t.Errorf("a number: ok=%v err=%v, want a type error", ok, err)
+	}
+	if js, ok, err := NewInput([]byte(`{"a":null}`)).StringField("a"); js.Equals(nil) || ok || err != nil {
+		t.Errorf("null: ok=%v err=%v, want absent", ok, err)
+	}
+}
+
+func checkStringField(t *testing.T, lit string) {
+	t.Helper()
+	in := NewInput([]byte(`{"k":` + lit + `}`))
+	want := gjson.Get(`{"k":`+lit+`}`, "k").String()
+	for _, b := range []string{want, want + "x", "x" + want, strings.TrimSuffix(want, want[max(0, len(want)-1):])} {
+		js, ok, err := in.StringField("k")
+		if eq := js.Equals([]byte(b)); !ok || err != nil || eq != (b == want) {
+			t.Errorf("StringField(%s, %q) = %v, %v, %v; want %v", lit, b, eq, ok, err, b == want)
+		}
+	}
+}
+
+func FuzzStringField(f *testing.F) {
+	for _, lit := range stringLiterals {
+		f.Add(lit)
+	}
+	f.Fuzz(func(t *testing.T, lit string) {
+		if !gjson.Valid(lit) || gjson.Parse(lit).Type != gjson.String || strings.TrimSpace(lit) != lit {
+			return
+		}
+		checkStringField(t, lit)
+	})
+}
+
+// lookupCases are objects where finding a member is easy to get wrong.
+var lookupCases = []string{
+	`{"a":"x","b":{"c":"y"}}`,
+	` { "a" : [1,{"b":"}"},"]"] , "b" : { "c" : "\"}" } } `,
+	`{"a\u0062":"escaped key","b":{"c":1}}`,
+	`{"a":"one","a":"two","b":{"c":"first","c":"second"}}`,
+	`{"a":null,"b":true,"c":false,"d":-1.5e3,"e":{}}`,
+	`{"x":"\\","a":"\\\"","b":{"c":"\\\\"}}`,
+	`{"b":{"x":{"c":"deep"},"c":"shallow"}}`,
+	`[{"a":1}]`, `"a"`, `{}`,
+}
+
+// TestLookupAgreesWithGjson: for plain keys, lookup finds the value gjson
+// finds.
+func TestLookupAgreesWithGjson(t *testing.T) {
+	for _, j := range lookupCases {
+		checkLookup(t, j)
+	}
+}
+
+func checkLookup(t *testing.T, j string) {
+	t.Helper()
+	for _, path := range []string{"a", "b", "b.c", "ab", "e", "x", "a.b"} {
+		want := gjson.Get(j, path)
+		got := lookup(j, path)
+		if want.Exists() && got != want.Raw || !want.Exists() && got != "" {
+			t.Errorf("lookup(%s, %q) = %q, gjson finds %q", j, path, got, want.Raw)
+		}
+	}
+	n := 0
+	gjson.Parse(j).ForEach(func(k, _ gjson.Result) bool {
+		if gjson.Parse(j).IsObject() && k.String() == "a" {
+			n++
+		}
+		return true
+	})
+	if got := NewInput([]byte(j)).TopLevelCount("a"); got != n {
+		t.Errorf("TopLevelCount(%s, a) = %d, gjson counts %d", j, got, n)
+	}
+}
+
+func FuzzLookup(f *testing.F) {
+	for _, j := range lookupCases {
+		f.Add(j)
+	}
+	f.Fuzz(func(t *testing.T, j string) {
+		if !gjson.Valid(j) {
+			return
+		}
+		checkLookup(t, j)
+	})
 }

@@ -14,11 +14,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
 // MaxSize caps how much of a plan file rodin reads. A larger file is treated
@@ -88,8 +83,6 @@ type Doc struct {
 
 	planDigest, gapsDigest string // computed once, on first use
 
-	lastLine int // lineAt's previous answer
-
 	headings []span // ATX and setext headings, in file order
 	items    []span // the first line of each list item's text, in file order
 }
@@ -115,12 +108,18 @@ type Trailer struct {
 // Parse reads a plan file. It never fails: problems with the markers are
 // collected and reported by Problems, and the digests are computed anyway.
 func Parse(src []byte) *Doc {
+	d := newDoc(src)
+	d.classify()
+	return d
+}
+
+// newDoc is a Doc with its lines split and nothing classified yet.
+func newDoc(src []byte) *Doc {
 	d := &Doc{src: src, start: -1, end: -1}
 	if bytes.HasPrefix(src, bom) {
 		d.bomLen = len(bom)
 	}
 	d.splitLines()
-	d.classify()
 	return d
 }
 
@@ -171,133 +170,6 @@ func (d *Doc) splitLines() {
 		d.lines = append(d.lines, l)
 		i = next
 	}
-}
-
-// classify finds the metadata lines, the gaps block and the headings.
-func (d *Doc) classify() {
-	if len(d.lines) == 0 {
-		return
-	}
-	root := newParser(d).Parse(text.NewReader(d.norm))
-	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n := n.(type) {
-		case *ast.HTMLBlock:
-			segs := n.Lines()
-			for i := 0; i < segs.Len(); i++ {
-				d.markHTMLLine(segs.At(i).Start)
-			}
-			if n.HasClosure() {
-				d.markHTMLLine(n.ClosureLine.Start)
-			}
-			return ast.WalkSkipChildren, nil
-		case *ast.Heading:
-			// An empty heading ("##") has no segments and names nothing.
-			if segs := n.Lines(); segs.Len() > 0 {
-				seg := segs.At(0)
-				d.headings = append(d.headings, span{d.lineAt(seg.Start), n.Level, seg.Start, seg.Stop})
-			}
-
-		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			return ast.WalkSkipChildren, nil
-		}
-		return ast.WalkContinue, nil
-	})
-	d.structure()
-}
-
-// newParser returns a goldmark parser that builds the block structure only.
-// Inline parsing (links, emphasis) cannot move a block boundary, so it is
-// left out, and paragraphs are emptied as they close so that goldmark's
-// inline pass has nothing to walk: that pass was about half its time.
-func newParser(d *Doc) parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(),
-		parser.WithParagraphTransformers(util.Prioritized(paragraphs{d}, 100)),
-	)
-}
-
-// paragraphs takes from each closing paragraph what rodin needs, the first
-// line of a list item's text (for gap and finding entries), then empties it.
-type paragraphs struct{ d *Doc }
-
-func (p paragraphs) Transform(n *ast.Paragraph, reader text.Reader, _ parser.Context) {
-	segs := n.Lines()
-	if segs.Len() == 0 {
-		return
-	}
-	if _, ok := n.Parent().(*ast.ListItem); ok && n.Parent().FirstChild() == n {
-		seg := segs.At(0)
-		p.d.items = append(p.d.items, span{p.d.lineAt(seg.Start), 0, seg.Start, seg.Stop})
-	}
-	if line, _ := reader.PeekLine(); mayUnderline(line) {
-		return // a setext heading may take these lines as its text: keep them
-	}
-	n.SetLines(text.NewSegments())
-}
-
-// mayUnderline reports whether line could be a setext heading underline
-// (only '=' or only '-', with spaces). It only decides whether a paragraph
-// keeps its text, so a false yes costs a little time and nothing else.
-func mayUnderline(line []byte) bool {
-	t := bytes.TrimSpace(line)
-	return len(t) > 0 && (len(bytes.Trim(t, "= ")) == 0 || len(bytes.Trim(t, "- ")) == 0)
-}
-
-// lineAt returns the index of the line holding normalized offset off.
-// goldmark reports offsets mostly in file order, so it first walks on from
-// the previous answer and searches only when that is far off.
-func (d *Doc) lineAt(off int) int {
-	i := d.lastLine
-	if i < len(d.lines) && d.lines[i].start <= off {
-		for n := 0; n < 8 && i+1 < len(d.lines) && d.lines[i+1].start <= off; n++ {
-			i++
-		}
-		if i+1 >= len(d.lines) || d.lines[i+1].start > off {
-			d.lastLine = i
-			return i
-		}
-	}
-	i = sort.Search(len(d.lines), func(i int) bool { return d.lines[i].start > off }) - 1
-	d.lastLine = max(i, 0)
-	return i
-}
-
-const (
-	markerOpen  = "<!-- rodin:"
-	markerClose = " -->"
-)
-
-// markHTMLLine looks at a line that CommonMark reads as part of an HTML
-// block and records it as metadata when it is a whole-line rodin comment.
-func (d *Doc) markHTMLLine(off int) {
-	i := d.lineAt(off)
-	if i < 0 || d.lines[i].isMetaLine {
-		return
-	}
-	l := &d.lines[i]
-	s := string(bytes.Trim(d.norm[l.start:l.end], " \t"))
-	if !strings.HasPrefix(s, markerOpen) {
-		return
-	}
-	l.isMetaLine = true
-	inner, ok := strings.CutSuffix(s, markerClose)
-	if !ok || strings.Contains(inner, "-->") || strings.Contains(inner[len(markerOpen):], "<!--") {
-		l.kind = kindUnknown
-		d.problem(i, "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`")
-		return
-	}
-	body := inner[len(markerOpen):]
-	key, value, hasValue := strings.Cut(body, "=")
-	k, known := keyKinds[key]
-	if !known {
-		l.kind = kindUnknown
-		return
-	}
-	l.kind, l.value, l.hasValue = k, value, hasValue
 }
 
 // problem is one way the markers are malformed, at line (0-based).

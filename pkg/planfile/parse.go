@@ -1,0 +1,281 @@
+package planfile
+
+import (
+	"bytes"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// classify finds the metadata lines, the gaps block, the headings and the
+// list items.
+func (d *Doc) classify() { d.classifyFrom(splitPoints) }
+
+// classifyFrom is classify with the pieces chosen by split (tests force
+// every seam the file has).
+func (d *Doc) classifyFrom(split func(d *Doc, n int) []int) {
+	if len(d.lines) == 0 {
+		return
+	}
+	scans := d.parse(split(d, parts(len(d.norm))))
+	for _, s := range scans {
+		d.headings = append(d.headings, s.headings...)
+		d.items = append(d.items, s.items...)
+		d.probs = append(d.probs, s.probs...)
+	}
+	d.structure()
+}
+
+// A large plan is parsed in pieces, one per CPU, split where CommonMark
+// starts afresh (see splitPoints). splitSize is the least text per piece
+// worth a goroutine: below it the parse takes about as long as starting one.
+const splitSize = 256 << 10
+
+func parts(size int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), size/splitSize))
+}
+
+// parse runs goldmark over the lines, in pieces starting at the given line
+// indexes (the first is 0). Pieces whose seams do not hold are parsed again
+// as one text, so the result is always that of a parse of the whole file.
+func (d *Doc) parse(starts []int) []*scan {
+	scans := make([]*scan, len(starts))
+	for i, lo := range starts {
+		hi := len(d.lines)
+		if i+1 < len(starts) {
+			hi = starts[i+1]
+		}
+		scans[i] = &scan{d: d, lo: lo, hi: hi, lastLine: lo}
+	}
+	if len(scans) == 1 {
+		scans[0].run()
+		return scans
+	}
+	var wg sync.WaitGroup
+	for _, s := range scans[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.run()
+		}()
+	}
+	scans[0].run()
+	wg.Wait()
+	for _, s := range scans[:len(scans)-1] {
+		if !s.endsFresh() {
+			for i := range d.lines {
+				d.lines[i] = line{start: d.lines[i].start, end: d.lines[i].end, rawStart: d.lines[i].rawStart, rawNext: d.lines[i].rawNext}
+			}
+			whole := &scan{d: d, lo: 0, hi: len(d.lines)}
+			whole.run()
+			return []*scan{whole}
+		}
+	}
+	return scans
+}
+
+// splitPoints chooses where n pieces of the text start: at a line k where
+// the parse of the whole file closes every block it has open and starts
+// afresh. Line k-1 is blank, which closes paragraphs, block quotes and
+// HTML blocks of kinds 6 and 7, and line k starts in column 0 with a
+// character that cannot continue a list or a block quote, which closes
+// those and indented code. Only a fenced code block or an HTML block of
+// kinds 1 to 5 can stay open across both; scan.endsFresh checks for them
+// once the piece before the seam has been parsed.
+func splitPoints(d *Doc, n int) []int {
+	starts := []int{0}
+	for p := 1; p < n; p++ {
+		target := sort.Search(len(d.lines), func(i int) bool { return d.lines[i].start >= p*len(d.norm)/n })
+		for k := max(target, starts[len(starts)-1]+1); k < len(d.lines); k++ {
+			if d.startsAfresh(k) {
+				starts = append(starts, k)
+				break
+			}
+		}
+	}
+	return starts
+}
+
+// startsAfresh reports whether line k can begin a piece (see splitPoints).
+func (d *Doc) startsAfresh(k int) bool {
+	if k == 0 || len(bytes.Trim(d.lineText(k-1), " \t")) > 0 {
+		return false
+	}
+	t := d.lineText(k)
+	if len(t) == 0 {
+		return false
+	}
+	c := t[0]
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '#' || c == '`' || c == '~' || c == '<'
+}
+
+// scan is the parse of the lines [lo, hi). Pieces run concurrently: each
+// writes only its own lines and its own lists, which classify merges in
+// file order.
+type scan struct {
+	d        *Doc
+	lo, hi   int
+	lastLine int // lineAt's previous answer
+	root     ast.Node
+
+	headings, items []span
+	probs           []problem
+}
+
+// run parses the piece: goldmark reads from the start of line lo to the
+// end of line hi-1, with offsets into the whole normalized text.
+func (s *scan) run() {
+	d := s.d
+	src := d.norm
+	if s.hi < len(d.lines) {
+		src = d.norm[:d.lines[s.hi].start]
+	}
+	r := text.NewReader(src)
+	if s.lo > 0 {
+		at := d.lines[s.lo].start
+		r.SetPosition(s.lo-1, text.NewSegment(at, at))
+		r.AdvanceLine()
+	}
+	s.root = newParser(s).Parse(r)
+	_ = ast.Walk(s.root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			segs := n.Lines()
+			for i := 0; i < segs.Len(); i++ {
+				s.markHTMLLine(segs.At(i).Start)
+			}
+			if n.HasClosure() {
+				s.markHTMLLine(n.ClosureLine.Start)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Heading:
+			// An empty heading ("##") has no segments and names nothing.
+			if segs := n.Lines(); segs.Len() > 0 {
+				seg := segs.At(0)
+				s.headings = append(s.headings, span{s.lineAt(seg.Start), n.Level, seg.Start, seg.Stop})
+			}
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// endsFresh reports whether the parse of the whole file has nothing open
+// after this piece's last line (blank, see splitPoints): its last block is
+// not a fenced code block or HTML block that took that line as content.
+func (s *scan) endsFresh() bool {
+	var segs *text.Segments
+	switch n := s.root.LastChild().(type) {
+	case *ast.FencedCodeBlock:
+		segs = n.Lines()
+	case *ast.HTMLBlock:
+		segs = n.Lines()
+	default:
+		return true
+	}
+	return segs.Len() == 0 || s.lineAt(segs.At(segs.Len()-1).Start) < s.hi-1
+}
+
+// newParser returns a goldmark parser that builds the block structure only.
+// Inline parsing (links, emphasis) cannot move a block boundary, so it is
+// left out, and paragraphs are emptied as they close so that goldmark's
+// inline pass has nothing to walk: that pass was about half its time.
+func newParser(s *scan) parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(),
+		parser.WithParagraphTransformers(util.Prioritized(paragraphs{s}, 100)),
+	)
+}
+
+// paragraphs takes from each closing paragraph what rodin needs, the first
+// line of a list item's text (for gap and finding entries), then empties it.
+type paragraphs struct{ s *scan }
+
+func (p paragraphs) Transform(n *ast.Paragraph, reader text.Reader, _ parser.Context) {
+	segs := n.Lines()
+	if segs.Len() == 0 {
+		return
+	}
+	if _, ok := n.Parent().(*ast.ListItem); ok && n.Parent().FirstChild() == n {
+		seg := segs.At(0)
+		p.s.items = append(p.s.items, span{p.s.lineAt(seg.Start), 0, seg.Start, seg.Stop})
+	}
+	if line, _ := reader.PeekLine(); mayUnderline(line) {
+		return // a setext heading may take these lines as its text: keep them
+	}
+	segs.Clear()
+}
+
+// mayUnderline reports whether line could be a setext heading underline
+// (only '=' or only '-', with spaces). It only decides whether a paragraph
+// keeps its text, so a false yes costs a little time and nothing else.
+func mayUnderline(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) > 0 && (len(bytes.Trim(t, "= ")) == 0 || len(bytes.Trim(t, "- ")) == 0)
+}
+
+// lineAt returns the index of the piece's line holding normalized offset
+// off. goldmark reports offsets mostly in file order, so it first walks on
+// from the previous answer and searches only when that is far off.
+func (s *scan) lineAt(off int) int {
+	lines := s.d.lines
+	i := s.lastLine
+	if i < s.hi && lines[i].start <= off {
+		for n := 0; n < 8 && i+1 < s.hi && lines[i+1].start <= off; n++ {
+			i++
+		}
+		if i+1 >= s.hi || lines[i+1].start > off {
+			s.lastLine = i
+			return i
+		}
+	}
+	i = s.lo + sort.Search(s.hi-s.lo, func(j int) bool { return lines[s.lo+j].start > off }) - 1
+	s.lastLine = max(i, s.lo)
+	return i
+}
+
+const (
+	markerOpen  = "<!-- rodin:"
+	markerClose = " -->"
+)
+
+// markHTMLLine looks at a line that CommonMark reads as part of an HTML
+// block and records it as metadata when it is a whole-line rodin comment.
+func (s *scan) markHTMLLine(off int) {
+	i := s.lineAt(off)
+	d := s.d
+	if i < s.lo || d.lines[i].isMetaLine {
+		return
+	}
+	l := &d.lines[i]
+	t := string(bytes.Trim(d.norm[l.start:l.end], " \t"))
+	if !strings.HasPrefix(t, markerOpen) {
+		return
+	}
+	l.isMetaLine = true
+	inner, ok := strings.CutSuffix(t, markerClose)
+	if !ok || strings.Contains(inner, "-->") || strings.Contains(inner[len(markerOpen):], "<!--") {
+		l.kind = kindUnknown
+		s.probs = append(s.probs, problem{i, "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`"})
+		return
+	}
+	body := inner[len(markerOpen):]
+	key, value, hasValue := strings.Cut(body, "=")
+	k, known := keyKinds[key]
+	if !known {
+		l.kind = kindUnknown
+		return
+	}
+	l.kind, l.value, l.hasValue = k, value, hasValue
+}
