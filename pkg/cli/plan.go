@@ -205,6 +205,11 @@ func runStatus(e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "plan hash:  recorded %s\n            current  %s%s\n", orNone(t.PlanHash), d.PlanDigest(), same(t.PlanHash, d.PlanDigest()))
 	fmt.Fprintf(w, "gaps hash:  recorded %s\n            current  %s%s\n", orNone(t.GapsHash), d.GapsDigest(), same(t.GapsHash, d.GapsDigest()))
+	if d.Sealed() {
+		fmt.Fprintf(w, "seal:       holds (the gate reads the trailer, not the whole plan)\n")
+	} else {
+		fmt.Fprintf(w, "seal:       none that holds (the gate parses the whole plan; the hooks seal it when they next record current digests)\n")
+	}
 	switch {
 	case provenance.Off(e.getenv):
 		fmt.Fprintf(w, "provenance: off (RODIN_PROVENANCE=off): bare verdict signals count\n")

@@ -27,6 +27,7 @@ func (d *Doc) text(s span) string { return string(bytes.TrimSpace(d.norm[s.start
 // items, and a problem for each entry that is not well formed. With
 // inGaps, only headings inside the gaps block count.
 func (d *Doc) Entries(kind string, inGaps bool) (entries []Entry, problems []string) {
+	d.full()
 	prefix := kind + "-"
 	seen := map[int]int{}
 	for hi, h := range d.headings {
@@ -90,6 +91,7 @@ func (d *Doc) Entries(kind string, inGaps bool) (entries []Entry, problems []str
 // NextID is one more than the largest n of the `### <kind>-<n>:` headings
 // (inside the gaps block when inGaps), 1 when there are none.
 func (d *Doc) NextID(kind string, inGaps bool) int {
+	d.full()
 	entries, _ := d.Entries(kind, inGaps)
 	next := 1
 	for _, e := range entries {
@@ -103,6 +105,7 @@ func (d *Doc) NextID(kind string, inGaps bool) int {
 // HasHeading reports whether the plan (outside the gaps block) has a heading
 // of the given level and text, such as `## Goals`.
 func (d *Doc) HasHeading(level int, text string) bool {
+	d.full()
 	for _, h := range d.headings {
 		if h.level == level && d.inPlan(h.line) && strings.EqualFold(d.text(h), text) {
 			return true
@@ -114,6 +117,7 @@ func (d *Doc) HasHeading(level int, text string) bool {
 // HeadingTexts returns the text of every heading of the given level, code
 // blocks excluded: used for marker headings such as `### NO ISSUES FOUND`.
 func (d *Doc) HeadingTexts(level int) []string {
+	d.full()
 	var out []string
 	for _, h := range d.headings {
 		if h.level == level {
@@ -126,6 +130,7 @@ func (d *Doc) HeadingTexts(level int) []string {
 // LineWithPrefix returns the rest of the first line that starts, after
 // spaces, with prefix (such as `**Reason**:`).
 func (d *Doc) LineWithPrefix(prefix string) (string, bool) {
+	d.full()
 	for i := range d.lines {
 		t := bytes.TrimSpace(d.lineText(i))
 		if bytes.HasPrefix(t, []byte(prefix)) {

@@ -244,6 +244,7 @@ func appendJSONString(b []byte, s string) []byte {
 // would not read back as written or would change the plan or gaps content,
 // for instance when the file ends inside an open code fence.
 func (d *Doc) Render(t Trailer) ([]byte, error) {
+	d.full()
 	if d.Malformed() {
 		return nil, errors.New("the markers are malformed")
 	}
@@ -288,7 +289,7 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		}
 	}
 
-	back := Parse(out)
+	back := parseFull(out)
 	switch {
 	case back.Malformed():
 		return nil, fmt.Errorf("the rewritten file would be malformed (%s)", strings.Join(back.Problems(), "; "))
@@ -296,6 +297,9 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		return nil, errors.New("the metadata would not read back as written: the end of the plan is inside an open code block or HTML block; close it")
 	case back.PlanDigest() != d.PlanDigest() || back.GapsDigest() != d.GapsDigest():
 		return nil, errors.New("the rewrite would change the plan or gaps content")
+	}
+	if seal, ok := back.sealFor(t); ok {
+		out = append(out, markerOpen+"seal="+seal+markerClose+nl...)
 	}
 	return out, nil
 }

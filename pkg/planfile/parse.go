@@ -258,24 +258,45 @@ func (s *scan) markHTMLLine(off int) {
 	if i < s.lo || d.lines[i].isMetaLine {
 		return
 	}
-	l := &d.lines[i]
-	t := string(bytes.Trim(d.norm[l.start:l.end], " \t"))
+	m, ok := readMeta(d.norm[d.lines[i].start:d.lines[i].end])
+	if !ok {
+		return
+	}
+	m.set(&d.lines[i])
+	if m.problem != "" {
+		s.probs = append(s.probs, problem{i, m.problem})
+	}
+}
+
+// metaLine is a line read as a rodin metadata line.
+type metaLine struct {
+	kind     kind // kindUnknown for keys this version does not know
+	value    string
+	hasValue bool
+	problem  string // set when the line is not exactly one comment
+}
+
+// readMeta reads a line that CommonMark reads as part of an HTML block: ok
+// when, without its surrounding spaces, it starts with `<!-- rodin:`.
+func readMeta(text []byte) (m metaLine, ok bool) {
+	t := string(bytes.Trim(text, " \t"))
 	if !strings.HasPrefix(t, markerOpen) {
-		return
+		return m, false
 	}
-	l.isMetaLine = true
-	inner, ok := strings.CutSuffix(t, markerClose)
-	if !ok || strings.Contains(inner, "-->") || strings.Contains(inner[len(markerOpen):], "<!--") {
-		l.kind = kindUnknown
-		s.probs = append(s.probs, problem{i, "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`"})
-		return
+	inner, closed := strings.CutSuffix(t, markerClose)
+	if !closed || strings.Contains(inner, "-->") || strings.Contains(inner[len(markerOpen):], "<!--") {
+		return metaLine{kind: kindUnknown, problem: "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`"}, true
 	}
-	body := inner[len(markerOpen):]
-	key, value, hasValue := strings.Cut(body, "=")
+	key, value, hasValue := strings.Cut(inner[len(markerOpen):], "=")
 	k, known := keyKinds[key]
 	if !known {
-		l.kind = kindUnknown
-		return
+		return metaLine{kind: kindUnknown}, true
 	}
-	l.kind, l.value, l.hasValue = k, value, hasValue
+	return metaLine{kind: k, value: value, hasValue: hasValue}, true
+}
+
+// set records m on its line.
+func (m metaLine) set(l *line) {
+	l.isMetaLine = true
+	l.kind, l.value, l.hasValue = m.kind, m.value, m.hasValue
 }

@@ -33,6 +33,7 @@ const (
 	kindValidation             // <!-- rodin:validation=<json> -->
 	kindCritic                 // <!-- rodin:critic=<json> -->: the critic run the hooks observed
 	kindValidator              // <!-- rodin:validator=<json> -->: the validator run the hooks observed
+	kindSeal                   // <!-- rodin:seal=<hex> -->: see seal.go
 	kindSignal                 // <!-- rodin:verdict:signal=<json> -->
 	kindUnknown                // <!-- rodin:<key> --> of a key this version does not know
 )
@@ -46,6 +47,7 @@ var keyKinds = map[string]kind{
 	"validation":     kindValidation,
 	"critic":         kindCritic,
 	"validator":      kindValidator,
+	"seal":           kindSeal,
 	"verdict:signal": kindSignal,
 }
 
@@ -81,7 +83,13 @@ type Doc struct {
 	probs     []problem
 	probLines []int // the line of each problem, to list them in file order
 
-	planDigest, gapsDigest string // computed once, on first use
+	planDigest, gapsDigest string // computed once, on first use, or proven by the seal
+
+	seal string // the seal line's value, "" when absent
+	// lazy: the seal proved the digests, so only the trailer's lines are
+	// classified; full classifies the rest when something asks for it.
+	lazy   bool
+	sealed bool // the seal held when the file was read
 
 	headings []span // ATX and setext headings, in file order
 	items    []span // the first line of each list item's text, in file order
@@ -108,6 +116,15 @@ type Trailer struct {
 // Parse reads a plan file. It never fails: problems with the markers are
 // collected and reported by Problems, and the digests are computed anyway.
 func Parse(src []byte) *Doc {
+	d := newDoc(src)
+	if !d.classifySealed() {
+		d.classify()
+	}
+	return d
+}
+
+// parseFull is Parse without the seal's shortcut.
+func parseFull(src []byte) *Doc {
 	d := newDoc(src)
 	d.classify()
 	return d
@@ -192,7 +209,7 @@ func (d *Doc) structure() {
 		if !l.isMetaLine || l.kind == kindGapsStart || l.kind == kindGapsEnd {
 			continue
 		}
-		inside := d.HasGapsBlock() && i > d.start && i < d.end
+		inside := d.hasGapsBlock() && i > d.start && i < d.end
 		if l.kind == kindUnknown {
 			if inside {
 				l.isMetaLine = false // gaps text: the gaps content is every line between the markers
@@ -240,12 +257,18 @@ func (d *Doc) structure() {
 			} else {
 				d.setOnce(i, &d.meta.Validator, l.value)
 			}
+		case kindSeal:
+			if !isDigest(l.value) {
+				d.problem(i, "the seal is not 64 lowercase hex digits")
+				continue
+			}
+			d.setOnce(i, &d.seal, l.value)
 		case kindSignal:
 			d.signals = append(d.signals, i)
 		}
 	}
 	sort.SliceStable(d.probs, func(a, b int) bool { return d.probs[a].line < d.probs[b].line })
-	if d.HasGapsBlock() {
+	if d.hasGapsBlock() {
 		for i := d.start + 1; i < d.end; i++ {
 			d.lines[i].inGapsBlock = true
 		}
@@ -363,7 +386,12 @@ func (d *Doc) Malformed() bool { return len(d.probs) > 0 }
 func (d *Doc) Trailer() Trailer { return d.meta }
 
 // HasGapsBlock reports whether the file has a well-formed gaps block.
-func (d *Doc) HasGapsBlock() bool { return d.start >= 0 && d.end >= 0 }
+func (d *Doc) HasGapsBlock() bool {
+	d.full()
+	return d.hasGapsBlock()
+}
+
+func (d *Doc) hasGapsBlock() bool { return d.start >= 0 && d.end >= 0 }
 
 // Signals returns the raw JSON values of the verdict signal lines.
 func (d *Doc) Signals() []string {
@@ -383,10 +411,10 @@ func (d *Doc) inPlan(i int) bool {
 	if l.isMetaLine || l.inGapsBlock {
 		return false
 	}
-	return !(d.HasGapsBlock() && i >= d.start && i <= d.end)
+	return !(d.hasGapsBlock() && i >= d.start && i <= d.end)
 }
 
-func (d *Doc) inGaps(i int) bool { return d.HasGapsBlock() && d.lines[i].inGapsBlock }
+func (d *Doc) inGaps(i int) bool { return d.hasGapsBlock() && d.lines[i].inGapsBlock }
 
 // PlanContent is the canonical plan text (SPEC section 3): every line but the
 // metadata lines and the gaps block, LF-terminated.
@@ -397,6 +425,7 @@ func (d *Doc) PlanContent() []byte { return d.content(d.inPlan) }
 func (d *Doc) GapsContent() []byte { return d.content(d.inGaps) }
 
 func (d *Doc) content(keep func(int) bool) []byte {
+	d.full()
 	var b bytes.Buffer
 	for i := range d.lines {
 		if keep(i) {
@@ -442,6 +471,7 @@ func (d *Doc) Changed() string {
 // lines only add newlines that Digest would strip, so it stops at the last
 // non-empty kept line.
 func (d *Doc) digest(keep func(int) bool) string {
+	d.full()
 	last := -1
 	for i := len(d.lines) - 1; i >= 0; i-- {
 		if keep(i) && d.lines[i].end > d.lines[i].start {
