@@ -17,8 +17,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/gjson"
 
@@ -210,7 +214,11 @@ type Candidate struct {
 // first. Each directory is resolved once, so a regular file needs no
 // per-file symlink walk; entries that are symlinks are left for Resolve.
 func ByNewest(dirs []string) []Candidate {
-	var files []Candidate
+	type listed struct {
+		dir, realDir string
+		entry        os.DirEntry
+	}
+	var all []listed
 	for _, dir := range dirs {
 		realDir, err := filepath.EvalSymlinks(dir)
 		if err != nil {
@@ -221,47 +229,104 @@ func ByNewest(dirs []string) []Candidate {
 			continue
 		}
 		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-				continue
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+				all = append(all, listed{dir, realDir, e})
 			}
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			c := Candidate{Path: filepath.Join(dir, e.Name()), MTime: fi.ModTime().UnixNano()}
-			if fi.Mode().IsRegular() {
-				c.Real = filepath.Join(realDir, e.Name())
-			}
-			files = append(files, c)
 		}
 	}
+	// One stat per file for its modification time: in parts, one per CPU,
+	// when there are thousands.
+	files := make([]Candidate, len(all))
+	inParts(len(all), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l := all[i]
+			fi, err := l.entry.Info()
+			if err != nil {
+				continue // left zero: dropped below
+			}
+			c := Candidate{Path: filepath.Join(l.dir, l.entry.Name()), MTime: fi.ModTime().UnixNano()}
+			if fi.Mode().IsRegular() {
+				c.Real = filepath.Join(l.realDir, l.entry.Name())
+			}
+			files[i] = c
+		}
+	})
+	files = slices.DeleteFunc(files, func(c Candidate) bool { return c.Path == "" })
 	sort.SliceStable(files, func(i, j int) bool { return files[i].MTime > files[j].MTime })
 	return files
 }
 
+// inParts calls work on [0, n) in consecutive parts, concurrently, one part
+// per CPU but none smaller than searchShare.
+func inParts(n int, work func(lo, hi int)) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/searchShare))
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work(p*n/parts, (p+1)*n/parts)
+		}()
+	}
+	work(0, n/parts)
+	wg.Wait()
+}
+
 // FindSession returns the newest plan file whose session marker is session:
-// its path as listed, its real path, and its contents. Files are tried
+// its path as listed, its real path, and its contents. Candidates are tried
 // newest first and a cheap byte search rules most out before any parse, so
-// the session's own plan is usually the only one read in full.
+// the session's own plan is usually the only one parsed. A directory of
+// thousands of plans is searched by one worker per CPU: each takes the next
+// candidate in order, and a worker stops once it passes the newest match
+// found, so the answer is the newest match whatever the timing.
 func FindSession(dirs []string, session string) (path, real string, data []byte) {
+	cands := ByNewest(dirs)
 	marker := []byte("<!-- rodin:session=" + session + " -->")
-	var buf []byte // reused: most candidates are read only to be ruled out
-	for _, c := range ByNewest(dirs) {
-		path, real := c.Path, c.Real
-		if real == "" { // a symlink: it must resolve inside the plans directories
+	found := make([][]byte, len(cands))
+	var next, best atomic.Int64
+	best.Store(int64(len(cands)))
+	search := func() {
+		var buf []byte // reused: most candidates are read only to be ruled out
+		for {
+			i := next.Add(1) - 1
+			if i >= best.Load() {
+				return
+			}
+			c := &cands[i]
+			if c.Real == "" { // a symlink: it must resolve inside the plans directories
+				var err error
+				if c.Real, err = Resolve(c.Path, dirs); err != nil {
+					continue
+				}
+			}
 			var err error
-			if real, err = Resolve(path, dirs); err != nil {
+			if buf, err = safefile.ReadInto(buf[:0], c.Real, planfile.MaxSize); err != nil || !bytes.Contains(buf, marker) {
 				continue
 			}
+			data := bytes.Clone(buf)
+			if planfile.Parse(data).Trailer().Session != session {
+				continue
+			}
+			found[i] = data
+			for b := best.Load(); i < b && !best.CompareAndSwap(b, i); b = best.Load() {
+			}
 		}
-		var err error
-		if buf, err = safefile.ReadInto(buf[:0], real, planfile.MaxSize); err != nil || !bytes.Contains(buf, marker) {
-			continue
-		}
-		data := bytes.Clone(buf)
-		if planfile.Parse(data).Trailer().Session == session {
-			return path, real, data
-		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < min(runtime.GOMAXPROCS(0), len(cands)/searchShare); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			search()
+		}()
+	}
+	search()
+	wg.Wait()
+	if i := best.Load(); i < int64(len(cands)) {
+		return cands[i].Path, cands[i].Real, found[i]
 	}
 	return "", "", nil
 }
+
+// searchShare is the least number of candidates worth a worker of its own.
+const searchShare = 256
