@@ -45,8 +45,9 @@ type fixture struct {
 	root, home, project, plans string
 	many                       string // a HOME whose plans directory holds 2,000 plan files
 	bin                        map[string]string
-	shellPre, shellPost        string // the reference hooks, "" when absent
-	sizes                      map[string]string
+	shellPre, shellPost        string            // the reference hooks, "" when absent
+	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
+	unsealed                   map[string]string // the same without the seal
 }
 
 var (
@@ -72,7 +73,7 @@ func build() (*fixture, error) {
 		return nil, err
 	}
 	f := &fixture{root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
-		bin: map[string]string{}, sizes: map[string]string{}}
+		bin: map[string]string{}, sizes: map[string]string{}, unsealed: map[string]string{}}
 	f.plans = filepath.Join(f.home, ".claude", "plans")
 	for _, d := range []string{f.plans, f.project, filepath.Join(root, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -96,12 +97,20 @@ func build() (*fixture, error) {
 		os.WriteFile(p, []byte(text), 0o644)
 		return p
 	}
-	write("pending-10k.md", pending(makePlan(10<<10), session+"-p"))
+	// (b) runs after an Edit: the plan's text differs from what the hooks
+	// last sealed, so the hook parses it in full.
+	write("pending-10k.md", strings.Replace(pending(makePlan(10<<10), session+"-p"),
+		"Sessions survive a rolling deploy.", "Sessions survive a rolling deploy and a restart.", 1))
 	for _, size := range []struct {
 		name string
 		n    int
 	}{{"10KB", 10 << 10}, {"100KB", 100 << 10}, {"1MB", 1 << 20}, {"10MB", 10 << 20}} {
-		f.sizes[size.name] = write("pass-"+size.name+".md", passing(makePlan(size.n), session+"-"+size.name))
+		text := passing(makePlan(size.n), session+"-"+size.name)
+		f.sizes[size.name] = write("pass-"+size.name+".md", text)
+		// The same plan without its seal: the gate parses it in full, as it
+		// does a plan edited since the hooks last wrote it.
+		i := strings.LastIndex(text, "<!-- rodin:seal=")
+		f.unsealed[size.name] = write("open-"+size.name+".md", text[:i])
 	}
 
 	// 2,000 plan files; the session's own is the oldest, the worst case
@@ -203,6 +212,12 @@ func exitInput(path string, withPath bool, sess string) []byte {
 		sess, fix.project, input))
 }
 
+const (
+	noSeal10KB = "(d) pre: 10 KB, no seal (full parse)"
+	noSeal1MB  = "(e) pre: 1 MB, no seal (full parse)"
+	noSeal10MB = "(e) pre: 10 MB, no seal (full parse)"
+)
+
 // cases are the benchmark's rows, floor first. Shell rows are left out when
 // the reference hooks are absent.
 func cases(f *fixture) []hookCase {
@@ -226,6 +241,9 @@ func cases(f *fixture) []hookCase {
 		{name: "(e) pre: ExitPlanMode, 100 KB", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["100KB"], true, session+"-100KB"), home: f.home},
 		{name: "(e) pre: ExitPlanMode, 10 MB", cmd: go_("pretooluse"), stdin: exitInput(f.sizes["10MB"], true, session+"-10MB"), home: f.home},
 		{name: "(f) pre: no planFilePath, 2,000 plan files", cmd: go_("pretooluse"), stdin: exitInput("", false, session), home: f.many},
+		{name: noSeal10KB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10KB"], true, session+"-10KB"), home: f.home},
+		{name: noSeal1MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["1MB"], true, session+"-1MB"), home: f.home},
+		{name: noSeal10MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10MB"], true, session+"-10MB"), home: f.home},
 	}
 	if f.shellPost != "" {
 		cs = append(cs,
@@ -368,6 +386,9 @@ func BenchmarkTable(b *testing.B) {
 		m1, m10 := med["(e) pre: ExitPlanMode, 1 MB passing plan"], med["(e) pre: ExitPlanMode, 10 MB"]
 		fmt.Printf("\nplan size: 10 KB %.2f ms, 100 KB %.2f ms, 1 MB %.2f ms, 10 MB %.2f ms; 10 MB / 1 MB = %.1f×\n",
 			ms(med["(d) pre: ExitPlanMode, 10 KB passing plan"]), ms(med["(e) pre: ExitPlanMode, 100 KB"]), ms(m1), ms(m10), float64(m10)/float64(m1))
+		u1, u10 := med[noSeal1MB], med[noSeal10MB]
+		fmt.Printf("without the seal (full parse): 10 KB %.2f ms, 1 MB %.2f ms, 10 MB %.2f ms; 10 MB / 1 MB = %.1f×\n",
+			ms(med[noSeal10KB]), ms(u1), ms(u10), float64(u10)/float64(u1))
 	})
 }
 

@@ -244,7 +244,6 @@ func appendJSONString(b []byte, s string) []byte {
 // would not read back as written or would change the plan or gaps content,
 // for instance when the file ends inside an open code fence.
 func (d *Doc) Render(t Trailer) ([]byte, error) {
-	d.full()
 	if d.Malformed() {
 		return nil, errors.New("the markers are malformed")
 	}
@@ -253,28 +252,16 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		nl = "\r\n"
 	}
 	out := make([]byte, 0, len(d.src)+512)
-	out = append(out, d.src[:d.bomLen]...)
-	last := -1 // last kept line with content
-	for i, l := range d.lines {
-		if l.isMetaLine && l.kind.managed() {
-			continue
+	if d.lazy {
+		// Sealed: the body holds no managed line and ends with a line of
+		// content (seal.go), which is what the loop below would keep.
+		body := d.src[:d.lines[d.trailerStart()].rawStart]
+		out = append(out, body...)
+		if len(body) > d.bomLen {
+			out = append(out, nl...)
 		}
-		if l.end > l.start {
-			last = i
-		}
-	}
-	for i := 0; i <= last; i++ {
-		l := d.lines[i]
-		if l.isMetaLine && l.kind.managed() {
-			continue
-		}
-		out = append(out, d.src[l.rawStart:l.rawNext]...)
-	}
-	if last >= 0 {
-		if d.lines[last].rawNext == d.lines[last].rawStart+(d.lines[last].end-d.lines[last].start) {
-			out = append(out, nl...) // the last line had no terminator
-		}
-		out = append(out, nl...)
+	} else {
+		out = d.renderBody(out, nl)
 	}
 	for _, m := range []struct{ key, value string }{
 		{"session", t.Session},
@@ -302,4 +289,33 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		out = append(out, markerOpen+"seal="+seal+markerClose+nl...)
 	}
 	return out, nil
+}
+
+// renderBody appends every line but the managed metadata, up to the last
+// line with content, and the blank line that separates the trailer.
+func (d *Doc) renderBody(out []byte, nl string) []byte {
+	out = append(out, d.src[:d.bomLen]...)
+	last := -1 // last kept line with content
+	for i, l := range d.lines {
+		if l.isMetaLine && l.kind.managed() {
+			continue
+		}
+		if l.end > l.start {
+			last = i
+		}
+	}
+	for i := 0; i <= last; i++ {
+		l := d.lines[i]
+		if l.isMetaLine && l.kind.managed() {
+			continue
+		}
+		out = append(out, d.src[l.rawStart:l.rawNext]...)
+	}
+	if last >= 0 {
+		if d.lines[last].rawNext == d.lines[last].rawStart+(d.lines[last].end-d.lines[last].start) {
+			out = append(out, nl...) // the last line had no terminator
+		}
+		out = append(out, nl...)
+	}
+	return out
 }
