@@ -31,6 +31,10 @@ fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzEncode$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzPreToolUse$' -fuzztime {{time}} ./pkg/gate
     go test -run '^$' -fuzz '^FuzzPostToolUse$' -fuzztime {{time}} ./pkg/gate
+    go test -run '^$' -fuzz '^FuzzSplitParse$' -fuzztime {{time}} ./pkg/planfile
+    go test -run '^$' -fuzz '^FuzzSeal$' -fuzztime {{time}} ./pkg/planfile
+    go test -run '^$' -fuzz '^FuzzLookup$' -fuzztime {{time}} ./pkg/hookio
+    go test -run '^$' -fuzz '^FuzzStringField$' -fuzztime {{time}} ./pkg/hookio
 
 # Update testscript golden files after an intended change.
 update:
