@@ -221,3 +221,23 @@ func FuzzSeal(f *testing.F) {
 		checkSealed(t, out)
 	})
 }
+
+// TestRenderAfterLoneCR: a body ending in a lone CR (old Mac line ends)
+// keeps the empty line before the trailer; an LF written after it would
+// make one CRLF of the two, and the next rewrite would differ. (Found by
+// FuzzParseRender.)
+func TestRenderAfterLoneCR(t *testing.T) {
+	d := Parse([]byte("# P\r"))
+	tr := Trailer{Session: "s", PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(), Validation: Validation{Status: StatusPending, Reason: "r"}.Encode()}
+	out, err := d.Render(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "# P\r\r<!-- rodin:session=s -->\n") {
+		t.Errorf("rendered %q", out)
+	}
+	again, err := Parse(out).Render(tr)
+	if err != nil || string(again) != string(out) {
+		t.Errorf("rendering twice differs: %v\n%q\n%q", err, out, again)
+	}
+}
