@@ -230,39 +230,25 @@ func (d *Doc) structure() {
 				d.problem(i, "the session id %q is not valid", l.value)
 				continue
 			}
-			d.setOnce(i, &d.meta.Session, l.value)
-		case kindPlanHash, kindGapsHash:
+			d.setOnce(i, d.field(l.kind), l.value)
+		case kindPlanHash, kindGapsHash, kindSeal:
 			if !isDigest(l.value) {
 				d.problem(i, "the %s is not 64 lowercase hex digits", keyOf(l.kind))
 				continue
 			}
-			if l.kind == kindPlanHash {
-				d.setOnce(i, &d.meta.PlanHash, l.value)
-			} else {
-				d.setOnce(i, &d.meta.GapsHash, l.value)
-			}
+			d.setOnce(i, d.field(l.kind), l.value)
 		case kindValidation:
 			if _, err := ParseValidation(l.value); err != nil {
 				d.problem(i, "the validation value is not valid: %v", err)
 				continue
 			}
-			d.setOnce(i, &d.meta.Validation, l.value)
+			d.setOnce(i, d.field(l.kind), l.value)
 		case kindCritic, kindValidator:
 			if _, err := object(l.value); err != nil {
 				d.problem(i, "the %s value is not valid: %v", keyOf(l.kind), err)
 				continue
 			}
-			if l.kind == kindCritic {
-				d.setOnce(i, &d.meta.Critic, l.value)
-			} else {
-				d.setOnce(i, &d.meta.Validator, l.value)
-			}
-		case kindSeal:
-			if !isDigest(l.value) {
-				d.problem(i, "the seal is not 64 lowercase hex digits")
-				continue
-			}
-			d.setOnce(i, &d.seal, l.value)
+			d.setOnce(i, d.field(l.kind), l.value)
 		case kindSignal:
 			d.signals = append(d.signals, i)
 		}
@@ -307,6 +293,27 @@ func (d *Doc) findGapsBlock() {
 	if !d.Malformed() {
 		d.start, d.end = start, end
 	}
+}
+
+// field is where the value of a single-line metadata kind is kept.
+func (d *Doc) field(k kind) *string {
+	switch k {
+	case kindSession:
+		return &d.meta.Session
+	case kindPlanHash:
+		return &d.meta.PlanHash
+	case kindGapsHash:
+		return &d.meta.GapsHash
+	case kindValidation:
+		return &d.meta.Validation
+	case kindCritic:
+		return &d.meta.Critic
+	case kindValidator:
+		return &d.meta.Validator
+	case kindSeal:
+		return &d.seal
+	}
+	panic("planfile: no single-line field for kind " + keyOf(k))
 }
 
 func (d *Doc) setOnce(i int, field *string, value string) {
