@@ -105,12 +105,12 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		}
 	}
 
-	// Claude Code sends the file's own text; only a text that differs needs
-	// a parse of its own.
 	doc := planfile.Parse(data)
 	if doc.Malformed() {
 		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, doc.ProblemSummary())
 	}
+	// Claude Code sends the file's own text; only a text that differs needs
+	// a parse of its own.
 	if hasText && !planText.Equals(data) {
 		shown := planfile.Parse([]byte(planText.String()))
 		if shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {

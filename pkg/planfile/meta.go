@@ -238,11 +238,13 @@ func appendJSONString(b []byte, s string) []byte {
 // Render returns the file with its trailer replaced by t: every line that is
 // not managed metadata is copied byte for byte, trailing empty lines are
 // dropped, then one blank line and the trailer lines follow, in the file's
-// own line ending. Verdict signals are consumed.
+// own line ending. Verdict signals are consumed. When t records the current
+// digests, a seal ends the trailer (seal.go).
 //
 // Render re-parses its result and returns an error instead of bytes that
 // would not read back as written or would change the plan or gaps content,
-// for instance when the file ends inside an open code fence.
+// for instance when the file ends inside an open code fence. A sealed body
+// under the same digests is read back the sealed way.
 func (d *Doc) Render(t Trailer) ([]byte, error) {
 	if d.Malformed() {
 		return nil, errors.New("the markers are malformed")
@@ -281,7 +283,7 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		// The sealed body under a new trailer with the same digests: seal
 		// it again and read it back as a sealed file is read, which a
 		// parse of the whole file agrees with (seal.go), without that parse.
-		out = append(out, markerOpen+"seal="+sealOf(body, t.PlanHash, t.GapsHash)+markerClose+nl...)
+		out = append(out, sealLine(sealOf(body, t.PlanHash, t.GapsHash), nl)...)
 		if back := Parse(out); !back.lazy || back.Malformed() || back.meta != t || len(back.signals) > 0 {
 			return nil, errors.New("the metadata would not read back as written")
 		}
@@ -297,7 +299,7 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		return nil, errors.New("the rewrite would change the plan or gaps content")
 	}
 	if seal, ok := back.sealFor(t); ok {
-		out = append(out, markerOpen+"seal="+seal+markerClose+nl...)
+		out = append(out, sealLine(seal, nl)...)
 	}
 	return out, nil
 }

@@ -38,6 +38,8 @@ func sealOf(body []byte, planHash, gapsHash string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+func sealLine(seal, nl string) string { return markerOpen + "seal=" + seal + markerClose + nl }
+
 // trailerStart is the first line of the trailer: the run of lines at the
 // end of the file that are empty or could be hook-written metadata.
 func (d *Doc) trailerStart() int {
