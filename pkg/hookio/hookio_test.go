@@ -202,3 +202,14 @@ func FuzzLookup(f *testing.F) {
 		checkLookup(t, j)
 	})
 }
+
+// TestLookupSurvivesInvalidJSON: lookup is meant for validated input, but
+// a truncated or broken text must not make it panic.
+func TestLookupSurvivesInvalidJSON(t *testing.T) {
+	for _, j := range []string{`{"a"`, `{"a":`, `{"a":"x`, `{"a":{"b":`, `{"a":[1,2`, `{"a" "b"}`, `{`, `{"`, `{"a":"x","b`} {
+		for _, path := range []string{"a", "b", "a.b"} {
+			_ = lookup(j, path)
+		}
+		_ = NewInput([]byte(j)).TopLevelCount("a")
+	}
+}

@@ -45,6 +45,9 @@ func members(obj string, fn func(key, value string) bool) {
 		end := skipString(obj, i)
 		key := obj[i:end]
 		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		if i >= len(obj) {
+			return // not valid JSON: nothing more to find
+		}
 		end = skipValue(obj, i)
 		if !fn(key, obj[i:end]) {
 			return
