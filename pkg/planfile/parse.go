@@ -5,12 +5,13 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/rodin-gate/rodin/internal/par"
 )
 
 // classify finds the metadata lines, the gaps block, the headings and the
@@ -53,20 +54,7 @@ func (d *Doc) parse(starts []int) []*scan {
 		}
 		scans[i] = &scan{d: d, lo: lo, hi: hi, lastLine: lo}
 	}
-	if len(scans) == 1 {
-		scans[0].run()
-		return scans
-	}
-	var wg sync.WaitGroup
-	for _, s := range scans[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.run()
-		}()
-	}
-	scans[0].run()
-	wg.Wait()
+	par.Do(len(scans), func(i int) { scans[i].run() })
 	for _, s := range scans[:len(scans)-1] {
 		if !s.endsFresh() {
 			for i := range d.lines {

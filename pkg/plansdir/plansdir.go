@@ -21,11 +21,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/par"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
@@ -259,18 +259,13 @@ func ByNewest(dirs []string) []Candidate {
 // inParts calls work on [0, n) in consecutive parts, concurrently, one part
 // per CPU but none smaller than searchShare.
 func inParts(n int, work func(lo, hi int)) {
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/searchShare))
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work(p*n/parts, (p+1)*n/parts)
-		}()
-	}
-	work(0, n/parts)
-	wg.Wait()
+	parts := workers(n)
+	par.Do(parts, func(p int) { work(p*n/parts, (p+1)*n/parts) })
 }
+
+// workers is how many goroutines share n candidates: one per CPU, but
+// none with fewer than searchShare.
+func workers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/searchShare)) }
 
 // FindSession returns the newest plan file whose session marker is session:
 // its path as listed, its real path, and its contents. Candidates are tried
@@ -312,16 +307,7 @@ func FindSession(dirs []string, session string) (path, real string, data []byte)
 			}
 		}
 	}
-	var wg sync.WaitGroup
-	for w := 1; w < min(runtime.GOMAXPROCS(0), len(cands)/searchShare); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			search()
-		}()
-	}
-	search()
-	wg.Wait()
+	par.Do(workers(len(cands)), func(int) { search() })
 	if i := best.Load(); i < int64(len(cands)) {
 		return cands[i].Path, cands[i].Real, found[i]
 	}
