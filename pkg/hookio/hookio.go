@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -157,22 +158,10 @@ func jsonStringEquals(lit string, b []byte) bool {
 	}
 }
 
-// hexRune is the value of four hex digits.
+// hexRune is the value of four hex digits (validated JSON has them).
 func hexRune(h string) rune {
-	var r rune
-	for i := 0; i < 4; i++ {
-		c := h[i]
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	n, _ := strconv.ParseUint(h, 16, 32)
+	return rune(n)
 }
 
 // TopLevelCount is how many times key appears among the input's top-level

@@ -57,9 +57,7 @@ func (d *Doc) parse(starts []int) []*scan {
 	par.Do(len(scans), func(i int) { scans[i].run() })
 	for _, s := range scans[:len(scans)-1] {
 		if !s.endsFresh() {
-			for i := range d.lines {
-				d.lines[i] = line{start: d.lines[i].start, end: d.lines[i].end, rawStart: d.lines[i].rawStart, rawNext: d.lines[i].rawNext}
-			}
+			d.unclassifyLines()
 			whole := &scan{d: d, lo: 0, hi: len(d.lines)}
 			whole.run()
 			return []*scan{whole}

@@ -85,13 +85,15 @@ func (d *Doc) sealFor(t Trailer) (string, bool) {
 // reports whether the seal held. When it does not, d is left untouched.
 func (d *Doc) classifySealed() bool {
 	start := d.trailerStart()
+	metas := make([]metaLine, len(d.lines)-start) // kind 0 (text) for empty lines
 	var seal, planHash, gapsHash string
 	var found [3]int
-	for i := start; i < len(d.lines); i++ {
-		m, ok := readMeta(d.lineText(i))
+	for i := range metas {
+		m, ok := readMeta(d.lineText(start + i))
 		if !ok {
 			continue
 		}
+		metas[i] = m
 		switch m.kind {
 		case kindSeal:
 			seal = m.value
@@ -108,15 +110,24 @@ func (d *Doc) classifySealed() bool {
 		seal != sealOf(d.src[:d.lines[start].rawStart], planHash, gapsHash) {
 		return false
 	}
-	for i := start; i < len(d.lines); i++ {
-		if m, ok := readMeta(d.lineText(i)); ok {
-			m.set(&d.lines[i])
+	for i, m := range metas {
+		if m.kind != kindText {
+			m.set(&d.lines[start+i])
 		}
 	}
 	d.structure()
 	d.planDigest, d.gapsDigest = planHash, gapsHash
 	d.lazy, d.sealed = true, true
 	return true
+}
+
+// unclassifyLines forgets what a parse found on every line, keeping only
+// where each line is.
+func (d *Doc) unclassifyLines() {
+	for i := range d.lines {
+		l := &d.lines[i]
+		*l = line{start: l.start, end: l.end, rawStart: l.rawStart, rawNext: l.rawNext}
+	}
 }
 
 // Sealed reports whether the file's seal held when it was read: its digests
@@ -131,10 +142,7 @@ func (d *Doc) full() {
 		return
 	}
 	d.lazy = false
-	for i := range d.lines {
-		l := &d.lines[i]
-		*l = line{start: l.start, end: l.end, rawStart: l.rawStart, rawNext: l.rawNext}
-	}
+	d.unclassifyLines()
 	d.start, d.end = -1, -1
 	d.meta, d.seal, d.signals, d.probs = Trailer{}, "", nil, nil
 	d.planDigest, d.gapsDigest = "", ""
