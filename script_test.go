@@ -111,6 +111,7 @@ func setup(env *testscript.Env) error {
 	env.Setenv("PLANS", plans)
 	env.Setenv("PROJECT", project)
 	env.Setenv("RODIN_NOW", "2026-11-21T12:00:00Z")
+	env.Setenv("CLAUDE_PLUGIN_DATA", filepath.Join(env.WorkDir, "data"))
 	env.Setenv("SESSION", "b89c8bbf-0567-4b71-9765-23162d176ca0")
 	// What a build by the launcher needs from the developer's Go setup.
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/internal/release"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 )
@@ -75,6 +76,7 @@ func build() (*fixture, error) {
 	f := &fixture{root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
 		bin: map[string]string{}, sizes: map[string]string{}, unsealed: map[string]string{}}
 	f.plans = filepath.Join(f.home, ".claude", "plans")
+	dataDir = filepath.Join(root, "data")
 	for _, d := range []string{f.plans, f.project, filepath.Join(root, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -162,23 +164,39 @@ func makePlan(n int) string {
 	return b.String()
 }
 
-// withTrailer gives a plan its metadata, with the critic and validator runs
-// that back a verdict recorded as the hooks would have recorded them.
+// withTrailer gives a plan its metadata, and records in the session's
+// evidence (under dataDir) the critic and validator runs that back a
+// verdict, as the hooks would have recorded them.
 func withTrailer(plan, sess, status string) string {
 	const ts = "2026-11-21T12:00:00Z"
 	const findings = "### FINDING-1: Redis outage\n- **Severity**: high\n- **Description**: No fallback.\n"
 	d := planfile.Parse([]byte(plan))
-	critic := provenance.Critic(d, "Assess this plan.\n\n"+string(d.PlanContent()), findings, ts)
-	validator := provenance.Validator(d, "## Gaps\n\n"+string(d.GapsContent())+"\n## Findings\n\n"+findings,
-		"### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts)
+	critic := provenance.Launch(d, provenance.CriticAgent, "Assess this plan.\n\n"+string(d.PlanContent()), "", ts)
+	validator := provenance.Launch(d, provenance.ValidatorAgent, "## Gaps\n\n"+string(d.GapsContent())+"\n## Findings\n\n"+findings, "", ts)
+	getenv := func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return dataDir
+		}
+		return ""
+	}
+	err := evidence.Update(evidence.Path(getenv, sess), func(log *evidence.Log) bool {
+		provenance.Finish(log, "a1", critic, findings, ts)
+		provenance.Finish(log, "a2", validator, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts)
+		return true
+	})
+	if err != nil {
+		panic(err)
+	}
 	out, err := d.Render(planfile.Trailer{Session: sess, PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
-		Validation: planfile.Validation{Status: status, Reason: "bench", TS: ts}.Encode(),
-		Critic:     critic.Encode(), Validator: validator.Encode()})
+		Validation: planfile.Validation{Status: status, Reason: "bench", TS: ts}.Encode()})
 	if err != nil {
 		panic(err)
 	}
 	return string(out)
 }
+
+// dataDir is the plugin data directory the cases run with (evidence).
+var dataDir string
 
 func pending(plan, sess string) string { return withTrailer(plan, sess, planfile.StatusPending) }
 func passing(plan, sess string) string { return withTrailer(plan, sess, planfile.StatusPass) }
@@ -282,7 +300,7 @@ func command(c hookCase, argv []string) *exec.Cmd {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = fix.project
-	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z"}
+	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z", "CLAUDE_PLUGIN_DATA=" + dataDir}
 	cmd.Stdin = stdinFile(c)
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/rodin-gate/rodin/pkg/assess"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -213,21 +214,35 @@ func runStatus(e *env, args []string) error {
 	switch {
 	case provenance.Off(e.getenv):
 		fmt.Fprintf(w, "provenance: off (RODIN_PROVENANCE=off): bare verdict signals count\n")
-	case t.Critic == "" && t.Validator == "":
-		fmt.Fprintf(w, "provenance: no critic or validator run recorded\n")
 	default:
-		if c, err := planfile.ParseCriticRun(t.Critic); err == nil && t.Critic != "" {
+		log, err := evidence.Load(evidence.Path(e.getenv, t.Session))
+		if err != nil {
+			fmt.Fprintf(w, "provenance: unreadable: %v\n", err)
+			break
+		}
+		c, hasCritic := log.LastCritic()
+		v, hasValidator := log.LastValidator()
+		if !hasCritic && !hasValidator {
+			fmt.Fprintf(w, "provenance: no critic or validator run recorded for session %s\n", orNone(t.Session))
+		}
+		if hasCritic {
 			fmt.Fprintf(w, "critic:     %d high, %d medium, %d low (%s)%s%s\n", c.High, c.Medium, c.Low, c.TS,
 				when(c.Plan != d.PlanDigest(), "; not on the plan as it stands"), when(c.GapsSeen, "; saw the gaps"))
 		}
-		if v, err := planfile.ParseValidatorRun(t.Validator); err == nil && t.Validator != "" {
+		if hasValidator {
 			fmt.Fprintf(w, "validator:  %s: %s (%s)\n", orNone(v.Verdict), v.Reason, v.TS)
+		}
+		if n := len(log.Launches); n > 0 {
+			fmt.Fprintf(w, "running:    %d background run(s) not finished yet\n", n)
+		}
+		if !hasCritic && !hasValidator {
+			break
 		}
 		status := planfile.StatusPass
 		if val, err := planfile.ParseValidation(t.Validation); err == nil && val.Status == planfile.StatusFail {
 			status = planfile.StatusFail
 		}
-		if err := provenance.Check(d, status); err != nil {
+		if err := provenance.Check(d, status, log); err != nil {
 			fmt.Fprintf(w, "provenance: broken: %v\n", err)
 		} else {
 			fmt.Fprintf(w, "provenance: holds (a critic on this plan, blind to the gaps; a validator on its findings and these gaps)\n")
@@ -240,6 +255,7 @@ func runStatus(e *env, args []string) error {
 	// Ask the gate itself, with the input Claude Code would send.
 	input, _ := sjson.SetBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"ExitPlanMode"}`), "cwd", cwd)
 	input, _ = sjson.SetBytes(input, "tool_input.planFilePath", path)
+	input, _ = sjson.SetBytes(input, "session_id", t.Session)
 	out := gate.Decide(hookio.NewInput(input), e.getenv)
 	switch {
 	case out.Deny:

@@ -117,13 +117,13 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
 		}
 	}
-	return decideStatus(doc, !provenance.Off(getenv))
+	return decideStatus(doc, provenance.Checker(getenv, in.SessionID()))
 }
 
 // decideStatus checks the recorded metadata against the plan as it stands,
-// and, with requireEvidence, that a pass is backed by the critic and
-// validator runs the hooks recorded.
-func decideStatus(doc *planfile.Doc, requireEvidence bool) hookio.PreOutcome {
+// and, with check (nil when provenance is off), that a pass is backed by
+// the critic and validator runs the hooks recorded.
+func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) error) hookio.PreOutcome {
 	t := doc.Trailer()
 	switch {
 	case t.Session == "":
@@ -149,8 +149,8 @@ func decideStatus(doc *planfile.Doc, requireEvidence bool) hookio.PreOutcome {
 	if v.Status == planfile.StatusFail {
 		return deny("Assessment failed: %s. To fix: update the gaps block to cover the findings, then run /rodin:plan-gate.", strings.TrimSuffix(v.Reason, "."))
 	}
-	if requireEvidence {
-		if err := provenance.Check(doc, v.Status); err != nil {
+	if check != nil {
+		if err := check(doc, v.Status); err != nil {
 			return deny("The pass verdict is not backed by the assessment runs rodin observed: %v.%s", err, fix)
 		}
 	}

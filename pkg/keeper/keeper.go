@@ -33,6 +33,9 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 // facts decide first: mode, tool and path are checked before any file is
 // opened, so edits outside plan mode cost a JSON lookup.
 func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if in.HookEventName() == "SubagentStop" {
+		return recordStop(in, getenv)
+	}
 	if in.PermissionMode() != "plan" {
 		return hookio.PostOutcome{}
 	}
@@ -67,14 +70,14 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if doc.Malformed() {
 		return malformed(path, doc)
 	}
-	evidence := !provenance.Off(getenv)
-	if _, _, changed := Next(doc, session, now, evidence); !changed {
+	check := provenance.Checker(getenv, session)
+	if _, _, changed := Next(doc, session, now, check); !changed {
 		return hookio.PostOutcome{}
 	}
 
 	// Decide again under the lock, on the file as it is now.
 	note, wrote, out, err := rewrite(path, real, doc, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
-		return Next(doc, session, now, evidence)
+		return Next(doc, session, now, check)
 	})
 	switch {
 	case err != nil:
@@ -115,71 +118,6 @@ func malformed(path string, doc *planfile.Doc) hookio.PostOutcome {
 		path, doc.ProblemSummary())}
 }
 
-// recordAgent records a completed rodin:critic or rodin:validator run in the
-// session's plan file: what the run was given and what it answered, so that
-// a verdict can be checked against runs the hooks saw (package provenance).
-func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	agent, _, _ := in.Field("tool_input.subagent_type")
-	if agent != provenance.CriticAgent && agent != provenance.ValidatorAgent {
-		return hookio.PostOutcome{}
-	}
-	session := in.SessionID()
-	if !planfile.ValidSessionID(session) {
-		return hookio.PostOutcome{}
-	}
-	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
-	path, real, _ := plansdir.FindSession(dirs, session)
-	if path == "" {
-		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] The %s run was not recorded: no plan file carries this session's marker yet. Write the plan first, then run /rodin:plan-gate.", agent)}
-	}
-	prompt, _, _ := in.Field("tool_input.prompt")
-	answer := in.AgentAnswer()
-	ts := Now(getenv).UTC().Format(time.RFC3339)
-	note, wrote, out, err := rewrite(path, real, nil, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
-		t := doc.Trailer()
-		if t.Session == "" {
-			return t, "", false // the marker went away since the search: nothing to record
-		}
-		var note string
-		if agent == provenance.CriticAgent {
-			r := provenance.Critic(doc, prompt, answer, ts)
-			t.Critic = r.Encode()
-			note = fmt.Sprintf("%d high, %d medium, %d low findings", r.High, r.Medium, r.Low)
-			if r.Plan == "" {
-				note += "; its prompt did not hold the plan as it stands (`rodin extract` output), so it backs no verdict"
-			}
-			if r.GapsSeen {
-				note += "; its prompt held text from the gaps block, so it backs no verdict"
-			}
-		} else {
-			r := provenance.Validator(doc, prompt, answer, ts)
-			t.Validator = r.Encode()
-			note = "verdict " + orUnparsed(r.Verdict)
-			if c, err := planfile.ParseCriticRun(t.Critic); err != nil || c.Findings != r.Findings {
-				note += "; it was not given the latest critic's findings, so it backs no verdict"
-			}
-			if r.Gaps == "" {
-				note += "; it was not given the gaps block as it stands, so it backs no verdict"
-			}
-		}
-		return t, note, true
-	})
-	switch {
-	case err != nil:
-		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not record the %s run in %s: %v.", agent, path, err)}
-	case wrote:
-		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Recorded the %s run at the end of %s: %s. Re-read the file before editing those lines.", strings.TrimPrefix(agent, "rodin:"), path, note)}
-	}
-	return out
-}
-
-func orUnparsed(verdict string) string {
-	if verdict == "" {
-		return "unparseable"
-	}
-	return verdict
-}
-
 // Reasons recorded with a pending status.
 const (
 	ReasonNotAssessed     = "Not assessed yet"
@@ -192,15 +130,15 @@ const (
 //
 //   - No session marker: add one for session, with the current digests and
 //     a pending status. A marker of another session is kept.
-//   - Verdict signals: consume them; one valid signal that the recorded
-//     critic and validator runs back (see package provenance; unless
-//     requireEvidence is false) sets its status and reason, anything else
+//   - Verdict signals: consume them; one valid signal that check accepts
+//     (the recorded critic and validator runs back it, see package
+//     provenance; nil accepts any) sets its status and reason, anything else
 //     sets pending with what was wrong. The digests become the current ones.
 //   - A hash or validation line missing: restore them as pending.
 //   - Status pass or fail with a recorded digest that differs from the
 //     current one: pending, naming what changed.
 //   - Otherwise nothing: a pending plan stays untouched by ordinary edits.
-func Next(d *planfile.Doc, session string, now time.Time, requireEvidence bool) (t planfile.Trailer, note string, changed bool) {
+func Next(d *planfile.Doc, session string, now time.Time, check func(d *planfile.Doc, status string) error) (t planfile.Trailer, note string, changed bool) {
 	cur := d.Trailer()
 	plan, gaps := d.PlanDigest(), d.GapsDigest()
 	pending := func(reason string) (planfile.Trailer, string, bool) {
@@ -220,8 +158,8 @@ func Next(d *planfile.Doc, session string, now time.Time, requireEvidence bool) 
 		if err != nil {
 			return pending(fmt.Sprintf("Verdict signal rejected: %v; write it with `rodin signal`", err))
 		}
-		if requireEvidence {
-			if err := provenance.Check(d, v.Status); err != nil {
+		if check != nil {
+			if err := check(d, v.Status); err != nil {
 				return pending("Verdict signal not accepted: " + err.Error())
 			}
 		}

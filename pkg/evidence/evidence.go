@@ -1,0 +1,247 @@
+// Package evidence keeps, for each session, the rodin:critic and
+// rodin:validator runs that rodin's hooks observed, outside the plan file.
+//
+// The plan file is the agent's to edit, so nothing in it can prove that an
+// assessment happened (SPEC section 2). The hooks therefore write what they
+// saw of each run into a small file per session under the plugin's data
+// directory (CLAUDE_PLUGIN_DATA), which the gate reads. What an agent with
+// other tools could still do there is in the README's Provenance section.
+//
+// Since Claude Code 2.1.3xx subagents run in the background: a run is seen
+// first as a launch (PostToolUse on Agent with status "async_launched":
+// the agent id and its prompt) and later as a stop (SubagentStop: the agent
+// id and its last message). A launch is kept until its stop arrives; a stop
+// that comes first reads the prompt from the subagent's transcript. A
+// foreground run (status "completed") is recorded whole at once.
+package evidence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// MaxSize bounds a session's evidence file; older entries are dropped
+// first (maxLaunches, maxRuns), so it is never reached in practice.
+const MaxSize = 1 << 20
+
+const (
+	maxLaunches = 16 // runs launched and not finished yet, per session
+	maxRuns     = 16 // finished runs of each agent, per session
+)
+
+// CriticRun is what the hooks saw of one rodin:critic run.
+type CriticRun struct {
+	AgentID  string `json:"agent_id,omitempty"`
+	Plan     string `json:"plan"`      // digest of the plan content the prompt held; "" when it held no plan as it stood
+	GapsSeen bool   `json:"gaps_seen"` // the prompt held text from the gaps block
+	Model    string `json:"model,omitempty"`
+	Findings string `json:"findings"` // digest of the findings as parsed; "" when unparseable
+	High     int    `json:"high"`
+	Medium   int    `json:"medium"`
+	Low      int    `json:"low"`
+	TS       string `json:"ts"`
+}
+
+// ValidatorRun is what the hooks saw of one rodin:validator run.
+type ValidatorRun struct {
+	AgentID  string `json:"agent_id,omitempty"`
+	Gaps     string `json:"gaps"`     // digest of the gaps content the prompt held; "" when it did not hold them as they stood
+	Findings string `json:"findings"` // digest of the findings the prompt held, as parsed
+	Model    string `json:"model,omitempty"`
+	Verdict  string `json:"verdict"` // pass, fail, or "" when the answer could not be parsed
+	Reason   string `json:"reason"`
+	TS       string `json:"ts"`
+}
+
+// Launch is a run that started in the background and has not stopped: what
+// its prompt held, judged when it started (the plan it was given, not the
+// plan as it stands when it ends).
+type Launch struct {
+	Agent     string        `json:"agent"`
+	Critic    *CriticRun    `json:"critic,omitempty"`
+	Validator *ValidatorRun `json:"validator,omitempty"`
+	TS        string        `json:"ts"`
+}
+
+// Log is a session's evidence: runs in the order they finished.
+type Log struct {
+	Launches   map[string]Launch `json:"launches,omitempty"`
+	Critics    []CriticRun       `json:"critics,omitempty"`
+	Validators []ValidatorRun    `json:"validators,omitempty"`
+}
+
+// LastCritic is the critic run that finished last, if any.
+func (l *Log) LastCritic() (CriticRun, bool) {
+	if len(l.Critics) == 0 {
+		return CriticRun{}, false
+	}
+	return l.Critics[len(l.Critics)-1], true
+}
+
+// LastValidator is the validator run that finished last, if any.
+func (l *Log) LastValidator() (ValidatorRun, bool) {
+	if len(l.Validators) == 0 {
+		return ValidatorRun{}, false
+	}
+	return l.Validators[len(l.Validators)-1], true
+}
+
+// Finished reports whether a run of agent id has been recorded.
+func (l *Log) Finished(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, r := range l.Critics {
+		if r.AgentID == id {
+			return true
+		}
+	}
+	for _, r := range l.Validators {
+		if r.AgentID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// AddCritic appends a finished critic run, keeping the newest maxRuns.
+func (l *Log) AddCritic(r CriticRun) {
+	delete(l.Launches, r.AgentID)
+	l.Critics = append(l.Critics, r)
+	if n := len(l.Critics); n > maxRuns {
+		l.Critics = l.Critics[n-maxRuns:]
+	}
+}
+
+// AddValidator appends a finished validator run, keeping the newest maxRuns.
+func (l *Log) AddValidator(r ValidatorRun) {
+	delete(l.Launches, r.AgentID)
+	l.Validators = append(l.Validators, r)
+	if n := len(l.Validators); n > maxRuns {
+		l.Validators = l.Validators[n-maxRuns:]
+	}
+}
+
+// AddLaunch keeps a run that has started, dropping the oldest launches past
+// maxLaunches (runs that never finish must not grow the file).
+func (l *Log) AddLaunch(id string, launch Launch) {
+	if l.Launches == nil {
+		l.Launches = map[string]Launch{}
+	}
+	l.Launches[id] = launch
+	if len(l.Launches) <= maxLaunches {
+		return
+	}
+	ids := make([]string, 0, len(l.Launches))
+	for k := range l.Launches {
+		ids = append(ids, k)
+	}
+	sort.Slice(ids, func(i, j int) bool { return l.Launches[ids[i]].TS < l.Launches[ids[j]].TS })
+	for _, k := range ids[:len(ids)-maxLaunches] {
+		delete(l.Launches, k)
+	}
+}
+
+// Dir is where evidence is kept: CLAUDE_PLUGIN_DATA/evidence, or, outside
+// Claude Code (rodin status in a terminal), the user's cache directory.
+func Dir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_PLUGIN_DATA"); d != "" {
+		return filepath.Join(d, "evidence")
+	}
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "rodin", "evidence")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "rodin", "evidence")
+	}
+	return ""
+}
+
+// Path is the evidence file of session, or "" when the session id cannot
+// name a file (Claude Code's ids are UUIDs).
+func Path(getenv func(string) string, session string) string {
+	dir := Dir(getenv)
+	if dir == "" || session == "" || len(session) > 128 {
+		return ""
+	}
+	for i := 0; i < len(session); i++ {
+		c := session[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return ""
+		}
+	}
+	return filepath.Join(dir, session+".json")
+}
+
+// Load reads a session's evidence. A missing file is an empty log.
+func Load(path string) (Log, error) {
+	var l Log
+	if path == "" {
+		return l, errors.New("no evidence file for this session")
+	}
+	b, err := safefile.ReadFile(path, MaxSize)
+	if errors.Is(err, os.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return l, err
+	}
+	if err := json.Unmarshal(b, &l); err != nil {
+		return Log{}, fmt.Errorf("%s is not readable: %v", path, err)
+	}
+	return l, nil
+}
+
+// Update changes a session's evidence under a lock, creating the file (and
+// its directory, private to the user) when needed. change reports whether it
+// changed anything; nothing is written when it did not.
+func Update(path string, change func(*Log) bool) error {
+	if path == "" {
+		return errors.New("no evidence file for this session")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Write([]byte("{}\n"))
+		f.Close()
+	}
+	_, err := safefile.Update(path, MaxSize, func(old []byte) ([]byte, error) {
+		var l Log
+		if len(old) > 0 {
+			if err := json.Unmarshal(old, &l); err != nil {
+				l = Log{} // unreadable: start again rather than record nothing
+			}
+		}
+		if !change(&l) {
+			return nil, nil
+		}
+		b, err := json.Marshal(l)
+		return append(b, '\n'), err
+	})
+	return err
+}
+
+// Prune removes evidence files not written for maxAge: sessions that ended.
+func Prune(getenv func(string) string, maxAge time.Duration, now time.Time) {
+	dir := Dir(getenv)
+	if dir == "" {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > maxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

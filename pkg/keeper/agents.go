@@ -1,0 +1,174 @@
+package keeper
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/provenance"
+)
+
+// recordAgent records a rodin:critic or rodin:validator run from the Agent
+// tool's PostToolUse: a foreground run whole (status "completed"), a
+// background run as a launch that its SubagentStop completes.
+func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	agent, _, _ := in.Field("tool_input.subagent_type")
+	if !provenance.Counts(agent) {
+		return hookio.PostOutcome{}
+	}
+	status, _, _ := in.Field("tool_response.status")
+	id, _, _ := in.Field("tool_response.agentId")
+	prompt, _, _ := in.Field("tool_input.prompt")
+	model, _, _ := in.Field("tool_input.model")
+	name := strings.TrimPrefix(agent, "rodin:")
+
+	path, doc, out := sessionPlan(in, getenv, agent)
+	if doc == nil {
+		return out
+	}
+	store := evidence.Path(getenv, in.SessionID())
+	ts := Now(getenv).UTC().Format(time.RFC3339)
+	launch := provenance.Launch(doc, agent, prompt, model, ts)
+
+	var note string
+	err := evidence.Update(store, func(log *evidence.Log) bool {
+		if log.Finished(id) {
+			return false // its SubagentStop came first and recorded it
+		}
+		if status == "async_launched" {
+			log.AddLaunch(id, launch)
+			return true
+		}
+		note = provenance.Finish(log, id, launch, in.AgentAnswer(), ts)
+		return true
+	})
+	switch {
+	case err != nil:
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not record the %s run: %v. The plan gate will not count it.", name, err)}
+	case status == "async_launched":
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] The %s run on %s started in the background; rodin records it when it finishes. Wait for its result before the next step of /rodin:plan-gate.", name, path)}
+	case note != "":
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Recorded the %s run on %s: %s.", name, path, note)}
+	}
+	return hookio.PostOutcome{}
+}
+
+// recordStop completes a background rodin:critic or rodin:validator run
+// with its answer (SubagentStop). When the launch is not known (its
+// PostToolUse has not run yet, or was lost), the prompt is read from the
+// subagent's transcript and judged now.
+func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	agent, _, _ := in.Field("agent_type")
+	if !provenance.Counts(agent) {
+		return hookio.PostOutcome{}
+	}
+	id, _, _ := in.Field("agent_id")
+	if id == "" {
+		return hookio.PostOutcome{}
+	}
+	answer, _, _ := in.Field("last_assistant_message")
+	store := evidence.Path(getenv, in.SessionID())
+	ts := Now(getenv).UTC().Format(time.RFC3339)
+
+	log, err := evidence.Load(store)
+	if err != nil {
+		return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: %v.", agent, err)}
+	}
+	if log.Finished(id) {
+		return hookio.PostOutcome{}
+	}
+	launch, launched := log.Launches[id]
+	if !launched {
+		transcript, _, _ := in.Field("agent_transcript_path")
+		prompt, err := FirstPrompt(transcript)
+		if err != nil {
+			return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: its prompt is not readable (%v).", agent, err)}
+		}
+		_, doc, _ := sessionPlan(in, getenv, agent)
+		if doc == nil {
+			return hookio.PostOutcome{}
+		}
+		launch = provenance.Launch(doc, agent, prompt, "", ts)
+	}
+	err = evidence.Update(store, func(log *evidence.Log) bool {
+		if log.Finished(id) {
+			return false
+		}
+		if l, ok := log.Launches[id]; ok {
+			launch = l
+		}
+		provenance.Finish(log, id, launch, answer, ts)
+		return true
+	})
+	if err != nil {
+		return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: %v.", agent, err)}
+	}
+	return hookio.PostOutcome{}
+}
+
+// sessionPlan finds and parses the plan file of the input's session; when
+// there is none (or it cannot be read) out says why.
+func sessionPlan(in hookio.Input, getenv func(string) string, agent string) (path string, doc *planfile.Doc, out hookio.PostOutcome) {
+	session := in.SessionID()
+	if !planfile.ValidSessionID(session) {
+		return "", nil, out
+	}
+	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
+	path, _, data := plansdir.FindSession(dirs, session)
+	if path == "" {
+		out.Context = fmt.Sprintf("[rodin] The %s run was not recorded: no plan file carries this session's marker yet. Write the plan first, then run /rodin:plan-gate.", agent)
+		return "", nil, out
+	}
+	return path, planfile.Parse(data), out
+}
+
+// maxTranscriptLine bounds the line read for a subagent's prompt.
+const maxTranscriptLine = 64 << 20
+
+// FirstPrompt is the prompt a subagent was started with: the text of the
+// first "user" message in its JSONL transcript.
+func FirstPrompt(path string) (string, error) {
+	if path == "" {
+		return "", fmt.Errorf("no agent_transcript_path")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxTranscriptLine)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !gjson.ValidBytes(line) || gjson.GetBytes(line, "type").String() != "user" {
+			continue
+		}
+		content := gjson.GetBytes(line, "message.content")
+		if content.Type == gjson.String {
+			return content.String(), nil
+		}
+		var parts []string
+		content.ForEach(func(_, part gjson.Result) bool {
+			if part.Get("type").String() == "text" {
+				parts = append(parts, part.Get("text").String())
+			}
+			return true
+		})
+		return strings.Join(parts, "\n"), nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s has no user message", path)
+}
