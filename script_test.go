@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 		// The real runner around a decision that panics: shows, through a
 		// whole process, that a panic in the gate denies.
 		"pretooluse-panics": func() {
-			os.Exit(hookio.RunPre(os.Stdin, os.Stdout, os.Stderr, func(hookio.Input) hookio.PreOutcome { panic("forced") }))
+			os.Exit(hookio.RunPre(os.Stdin, os.Stdout, os.Stderr, 0, func(hookio.Input) hookio.PreOutcome { panic("forced") }))
 		},
 	}
 	// PostToolUse that stops at a point of its write, says so by creating
@@ -198,23 +199,46 @@ func copyFile(src, dst string) error {
 	return os.WriteFile(dst, data, fi.Mode().Perm())
 }
 
-// hookcmd DIR EVENT runs the command that DIR/hooks/hooks.json registers
-// for EVENT, the way Claude Code does: through a shell, with
-// CLAUDE_PLUGIN_ROOT set to DIR, and the stdin set by `stdin`. Like
-// exitcode, it takes the wanted exit status first: hookcmd N DIR EVENT.
+// hookcmd N DIR EVENT [TOOL] runs the command that DIR/hooks/hooks.json
+// registers for EVENT (and, when given, the entry whose matcher matches
+// TOOL) the way Claude Code does: ${CLAUDE_PLUGIN_ROOT} and
+// ${CLAUDE_PLUGIN_DATA} filled in, exec form (command and args) started
+// directly, shell form through sh; with the stdin set by `stdin`. Like
+// exitcode, it takes the wanted exit status first.
 func cmdHookcmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: hookcmd N DIR EVENT")
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: hookcmd N DIR EVENT [TOOL]")
 	}
 	dir := ts.MkAbs(args[1])
 	hooks := ts.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
-	cmds := gjson.Get(hooks, "hooks."+args[2]+".#.hooks.#.command").Array()
-	if len(cmds) != 1 || len(cmds[0].Array()) != 1 {
-		ts.Fatalf("hooks.json has no single %s command: %v", args[2], cmds)
+	var found []gjson.Result
+	for _, entry := range gjson.Get(hooks, "hooks."+args[2]).Array() {
+		if len(args) == 4 {
+			re, err := regexp.Compile("^(" + entry.Get("matcher").String() + ")$")
+			if err != nil || !re.MatchString(args[3]) {
+				continue
+			}
+		}
+		found = append(found, entry.Get("hooks").Array()...)
 	}
-	command := cmds[0].Array()[0].String()
+	if len(found) != 1 {
+		ts.Fatalf("hooks.json has no single %s command for %v: %v", args[2], args[3:], found)
+	}
+	fill := func(s string) string {
+		s = strings.ReplaceAll(s, "${CLAUDE_PLUGIN_ROOT}", dir)
+		return strings.ReplaceAll(s, "${CLAUDE_PLUGIN_DATA}", ts.Getenv("CLAUDE_PLUGIN_DATA"))
+	}
+	h := found[0]
 	ts.Setenv("CLAUDE_PLUGIN_ROOT", dir)
-	cmdExitcode(ts, false, []string{args[0], "sh", "-c", command})
+	if h.Get("args").IsArray() {
+		argv := []string{args[0], fill(h.Get("command").String())}
+		for _, a := range h.Get("args").Array() {
+			argv = append(argv, fill(a.String()))
+		}
+		cmdExitcode(ts, false, argv)
+	} else {
+		cmdExitcode(ts, false, []string{args[0], "sh", "-c", h.Get("command").String()})
+	}
 	ts.Setenv("CLAUDE_PLUGIN_ROOT", "")
 }
 

@@ -1,69 +1,126 @@
 // Package claudecli gives tests the real Claude Code CLI and a throwaway
 // environment to run it in.
 //
-// The CLI is $RODIN_CLAUDE, else `claude` on PATH, else a copy installed from
-// the npm registry into the user's cache directory (once; .ci/run does it
-// up front). Without any of these, and without npm, tests skip.
+// rodin is tested on two releases, each pinned by exact version: Current
+// (what users run: they auto-update) and Oldest (the oldest rodin supports,
+// claudecode.MinVersion). RODIN_CLAUDE_VERSION=x.y.z tests another release
+// instead; RODIN_CLAUDE=/path/to/claude tests one binary as it is. A release
+// is found as `claude` on PATH when that is the version asked for, else in
+// the user's cache directory, else installed there from the npm registry
+// (once; .ci/run does it up front). Without any of these, tests skip.
 package claudecli
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
 
-// Version is the Claude Code release rodin is tested against; the captured
-// hook inputs in testdata/fixtures come from it.
-const Version = "2.1.197"
-
-var (
-	once sync.Once
-	path string
-	why  string
+// The releases rodin is tested against; testdata/fixtures/claude-code-<v>
+// holds the hook inputs captured from each (just capture).
+const (
+	Current = "2.1.330"
+	Oldest  = "2.1.295"
 )
 
-// CacheDir is where Path installs the CLI when it has to.
-func CacheDir() string {
+// Release is one Claude Code CLI to test with.
+type Release struct {
+	Version string // "" for RODIN_CLAUDE, whose version is what it is
+	Path    string
+}
+
+// Versions are the releases the tests run on: RODIN_CLAUDE_VERSION, or the
+// two pinned ones.
+func Versions() []string {
+	if v := os.Getenv("RODIN_CLAUDE_VERSION"); v != "" {
+		return []string{v}
+	}
+	return []string{Current, Oldest}
+}
+
+var (
+	mu    sync.Mutex
+	found = map[string]result{}
+)
+
+type result struct{ path, why string }
+
+// CacheDir is where a release is installed when it has to be.
+func CacheDir(version string) string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()
 	}
-	return filepath.Join(dir, "rodin-test", "claude-code-"+Version)
+	return filepath.Join(dir, "rodin-test", "claude-code-"+version)
 }
 
-// Path returns the claude executable, or skips the test saying why not.
+// Releases returns the CLIs to test with, or skips the test saying why
+// there are none.
+func Releases(t testing.TB) []Release {
+	t.Helper()
+	if p := os.Getenv("RODIN_CLAUDE"); p != "" {
+		return []Release{{Path: p}}
+	}
+	var out []Release
+	var why []string
+	for _, v := range Versions() {
+		if p, reason := find(v); p != "" {
+			out = append(out, Release{Version: v, Path: p})
+		} else {
+			why = append(why, reason)
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("skipping: no Claude Code CLI is available: %s", strings.Join(why, "; "))
+	}
+	for _, w := range why {
+		t.Logf("not tested: %s", w)
+	}
+	return out
+}
+
+// Path returns the current release's CLI (or RODIN_CLAUDE, or the one
+// RODIN_CLAUDE_VERSION names), or skips.
 func Path(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { path, why = find() })
-	if path == "" {
-		t.Skipf("skipping: the Claude Code CLI is not available: %s", why)
-	}
-	return path
+	return Releases(t)[0].Path
 }
 
-func find() (string, string) {
-	if p := os.Getenv("RODIN_CLAUDE"); p != "" {
-		return p, ""
+func find(version string) (string, string) {
+	mu.Lock()
+	defer mu.Unlock()
+	if r, ok := found[version]; ok {
+		return r.path, r.why
 	}
+	p, why := install(version)
+	found[version] = result{p, why}
+	return p, why
+}
+
+func install(version string) (string, string) {
 	if p, err := exec.LookPath("claude"); err == nil {
-		return p, ""
+		if out, err := exec.Command(p, "--version").Output(); err == nil && strings.HasPrefix(string(out), version+" ") {
+			return p, ""
+		}
 	}
-	bin := filepath.Join(CacheDir(), "node_modules", ".bin", "claude")
+	dir := CacheDir(version)
+	bin := filepath.Join(dir, "node_modules", ".bin", "claude")
 	if _, err := os.Stat(bin); err == nil {
 		return bin, ""
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return "", "no claude on PATH, RODIN_CLAUDE unset, and npm is not on PATH to install @anthropic-ai/claude-code"
+		return "", "Claude Code " + version + " is not installed, and npm is not on PATH to install @anthropic-ai/claude-code@" + version
 	}
-	if err := os.MkdirAll(CacheDir(), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err.Error()
 	}
-	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", CacheDir(), "@anthropic-ai/claude-code@"+Version)
+	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "@anthropic-ai/claude-code@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", "npm install @anthropic-ai/claude-code@" + Version + " failed: " + err.Error() + "\n" + string(out)
+		return "", "npm install @anthropic-ai/claude-code@" + version + " failed: " + err.Error() + "\n" + string(out)
 	}
 	return bin, ""
 }

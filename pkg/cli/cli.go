@@ -62,6 +62,7 @@ var commands = map[string]command{
 	"version": {"rodin version", runVersion},
 	"build":   {"rodin build [--all] [--out DIR]", runBuild},
 	"install": {"rodin install", runInstall},
+	"setup":   {"rodin setup", runSetup},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -77,6 +78,9 @@ For people:
   rodin status [PLAN]                 digests, status, and what the gate would decide
   rodin doctor                        check the installation
   rodin version
+
+For Claude Code (the SessionStart hook runs it):
+  rodin setup                         link the hook executables into the plugin's data directory
 
 In a source checkout:
   rodin build [--all] [--out DIR]     build the hooks into plugin/libexec

@@ -79,7 +79,7 @@ func runDoctor(e *env, args []string) error {
 				report(false, "%s missing and go is not on PATH: the gate denies every ExitPlanMode until it is installed", bin)
 			}
 		}
-		checkHooksJSON(root, report)
+		checkHooksJSON(root, e.getenv("CLAUDE_PLUGIN_DATA"), report)
 	}
 
 	cwd, _ := os.Getwd()
@@ -115,35 +115,58 @@ func runDoctor(e *env, args []string) error {
 	return nil
 }
 
-// checkHooksJSON checks that the plugin's hooks.json registers both hooks
-// through the launcher and that the launcher exists.
-func checkHooksJSON(root string, report func(bool, string, ...any)) {
+// checkHooksJSON checks that the plugin's hooks.json prepares the
+// executables at session start through the launcher, starts the gate on
+// ExitPlanMode so that a failure blocks, and runs the metadata hook on plan
+// edits, Agent results and subagent stops; and that the executables it
+// starts are there when CLAUDE_PLUGIN_DATA says where.
+func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	path := filepath.Join(root, "hooks", "hooks.json")
 	b, err := os.ReadFile(path)
 	if err != nil || !gjson.ValidBytes(b) {
 		report(false, "%s is missing or not valid JSON", path)
 		return
 	}
-	want := map[string]string{"PreToolUse": "ExitPlanMode", "PostToolUse": "Write|Edit|MultiEdit|Agent|Task"}
-	for event, matcher := range want {
-		found := false
+	find := func(event, matcher string, ok func(h gjson.Result) bool) bool {
 		for _, m := range gjson.GetBytes(b, "hooks."+event).Array() {
 			if m.Get("matcher").String() != matcher {
 				continue
 			}
 			for _, h := range m.Get("hooks").Array() {
-				cmd := h.Get("command").String()
-				launcher := strings.ReplaceAll(cmd, "${CLAUDE_PLUGIN_ROOT}", root)
-				if strings.Contains(cmd, "${CLAUDE_PLUGIN_ROOT}/bin/rodin") && strings.Contains(cmd, "hook "+strings.ToLower(event)) {
-					if _, err := os.Stat(filepath.Join(root, "bin", "rodin")); err == nil {
-						found = true
-					} else {
-						report(false, "%s: %s names a launcher that does not exist", path, launcher)
-					}
+				if ok(h) {
+					return true
 				}
 			}
 		}
-		report(found, "hooks.json runs %s on %s through the launcher", strings.ToLower(event), matcher)
+		return false
+	}
+	execs := func(name string) func(gjson.Result) bool {
+		return func(h gjson.Result) bool {
+			return h.Get("command").String() == "${CLAUDE_PLUGIN_DATA}/bin/"+name && h.Get("args").IsArray()
+		}
+	}
+	launcher := filepath.Join(root, "bin", "rodin")
+	_, lerr := os.Stat(launcher)
+	report(lerr == nil && find("SessionStart", "", func(h gjson.Result) bool {
+		return strings.Contains(h.Get("command").String(), "${CLAUDE_PLUGIN_ROOT}/bin/rodin\" setup")
+	}), "hooks.json prepares the executables at SessionStart through the launcher (%s)", launcher)
+	report(find("PreToolUse", "ExitPlanMode", func(h gjson.Result) bool {
+		return execs("pretooluse")(h) && h.Get("onFailure").String() == "block"
+	}), "hooks.json starts the gate on ExitPlanMode, blocking when it fails")
+	for _, tool := range []string{"Write", "Edit", "MultiEdit", "Agent|Task"} {
+		report(find("PostToolUse", tool, execs("posttooluse")), "hooks.json runs posttooluse after %s", tool)
+	}
+	report(find("SubagentStop", "rodin:critic|rodin:validator", execs("posttooluse")), "hooks.json runs posttooluse when a critic or validator stops")
+	if data == "" {
+		return
+	}
+	for _, name := range hookExecutables {
+		bin := filepath.Join(data, "bin", name)
+		if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+			report(true, "%s is ready", bin)
+		} else {
+			report(false, "%s is missing: the gate denies every ExitPlanMode until the SessionStart hook prepares it (start a new session, or run `rodin setup`)", bin)
+		}
 	}
 }
 

@@ -53,7 +53,7 @@ func FuzzPreToolUse(f *testing.F) {
 	getenv := fuzzEnv(f)
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var stdout, stderr bytes.Buffer
-		code := hookio.RunPre(bytes.NewReader(input), &stdout, &stderr, func(in hookio.Input) hookio.PreOutcome {
+		code := hookio.RunPre(bytes.NewReader(input), &stdout, &stderr, 0, func(in hookio.Input) hookio.PreOutcome {
 			return gate.Decide(in, getenv)
 		})
 		out := stdout.String()

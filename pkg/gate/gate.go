@@ -12,7 +12,9 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -23,9 +25,27 @@ import (
 // Main runs the hook; its result is the process exit code, 0 or 2.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
-	return hookio.RunPre(stdin, stdout, stderr, func(in hookio.Input) hookio.PreOutcome {
+	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
+		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
+			time.Sleep(d) // a test seam: a gate that hangs (it can only make the gate deny)
+		}
 		return Decide(in, os.Getenv)
 	})
+}
+
+// DefaultDeadline is how long the gate may take before it denies instead:
+// far inside the 30 s timeout hooks.json gives it, and far above what a
+// 16 MiB plan costs (about a second).
+const DefaultDeadline = 10 * time.Second
+
+// Deadline is DefaultDeadline, or RODIN_GATE_DEADLINE when that is shorter
+// (tests): a longer one is ignored, so the setting can only make the gate
+// deny sooner.
+func Deadline(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv("RODIN_GATE_DEADLINE")); err == nil && d > 0 && d < DefaultDeadline {
+		return d
+	}
+	return DefaultDeadline
 }
 
 const fix = " To fix: run /rodin:plan-gate."
@@ -72,6 +92,9 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	if getenv("RODIN_GATE") == "off" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] The plan gate is off (RODIN_GATE=off): ExitPlanMode was not checked."}
+	}
+	if v := claudecode.Version(getenv); !claudecode.Supported(v) {
+		return deny("This Claude Code (%s) is older than %s, the oldest release rodin supports: on it a hook that fails or hangs lets ExitPlanMode through, so the gate denies instead. To fix: update Claude Code (`claude update`), or set RODIN_GATE=off to leave plans unchecked.", v, claudecode.MinVersion)
 	}
 	planPath, hasPath, err := in.Field("tool_input.planFilePath")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -263,19 +264,37 @@ type PostOutcome struct {
 
 // RunPre reads the input, asks decide, and writes the outcome: exit 0 with
 // nothing on stdout (or only a systemMessage) for no decision, or the JSON
-// deny on stdout, the reason on stderr and exit 2. Unreadable input and a
-// panic deny with internalReason's text.
-func RunPre(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) PreOutcome) (code int) {
-	defer func() {
-		if v := recover(); v != nil {
-			code = WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
+// deny on stdout, the reason on stderr and exit 2. Unreadable input, a
+// panic and a decision not made within deadline (when it is positive) all
+// deny: Claude Code would otherwise wait for the hook's timeout, and a
+// release without `onFailure: "block"` lets the tool through after it.
+func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
+	done := make(chan PreOutcome, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
+			}
+		}()
+		in, err := Read(stdin)
+		if err != nil {
+			done <- Denial(fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
+			return
 		}
+		done <- decide(in)
 	}()
-	in, err := Read(stdin)
-	if err != nil {
-		return WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
+	var out PreOutcome
+	if deadline > 0 {
+		timer := time.NewTimer(deadline)
+		select {
+		case out = <-done:
+			timer.Stop()
+		case <-timer.C:
+			out = Denial(fmt.Sprintf("[rodin] The gate did not decide within %v, so it denies. To fix: call ExitPlanMode again; if it keeps happening, check the plan with `rodin status` and report it with `rodin doctor` output.", deadline))
+		}
+	} else {
+		out = <-done
 	}
-	out := decide(in)
 	if out.Deny {
 		return WriteDeny(stdout, stderr, out.Reason)
 	}
@@ -340,7 +359,11 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 	out.Context, out.SystemMessage = oneLine(out.Context), oneLine(out.SystemMessage)
 	b := []byte(`{}`)
 	if out.Context != "" {
-		b, _ = sjson.SetBytes(b, "hookSpecificOutput.hookEventName", "PostToolUse")
+		event := in.HookEventName()
+		if event == "" {
+			event = "PostToolUse"
+		}
+		b, _ = sjson.SetBytes(b, "hookSpecificOutput.hookEventName", event)
 		b, _ = sjson.SetBytes(b, "hookSpecificOutput.additionalContext", out.Context)
 	}
 	if out.SystemMessage != "" {

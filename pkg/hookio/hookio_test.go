@@ -78,7 +78,7 @@ func TestReadRejects(t *testing.T) {
 
 func TestRunPrePanicDenies(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := RunPre(strings.NewReader(`{"tool_name":"ExitPlanMode"}`), &stdout, &stderr, func(Input) PreOutcome { panic("boom") })
+	code := RunPre(strings.NewReader(`{"tool_name":"ExitPlanMode"}`), &stdout, &stderr, 0, func(Input) PreOutcome { panic("boom") })
 	if code != 2 {
 		t.Errorf("exit code %d, want 2", code)
 	}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tidwall/sjson"
+
+	"github.com/rodin-gate/rodin/internal/release"
+	"github.com/rodin-gate/rodin/pkg/claudecode"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/provenance"
+)
+
+// hookExecutables are the programs hooks.json starts directly (exec form),
+// as ${CLAUDE_PLUGIN_DATA}/bin/<name>.
+var hookExecutables = []string{"pretooluse", "posttooluse"}
+
+// evidenceMaxAge is how long a session's evidence is kept after its last
+// write: long enough to resume a session, short enough not to pile up.
+const evidenceMaxAge = 14 * 24 * time.Hour
+
+// runSetup is the SessionStart hook (through the launcher, which has built
+// the executables if they were missing). Before any tool call it links the
+// hook executables for this machine where hooks.json starts them, so that
+// no tool-call hook ever builds or searches; it prunes old evidence, and it
+// tells the user what would otherwise be silent: a release rodin does not
+// support, an opt-out in force, executables it could not prepare.
+//
+// It always exits 0 and speaks only through systemMessage: a SessionStart
+// hook cannot block anything, and the gate itself fails closed when the
+// executables are missing (onFailure "block").
+func runSetup(e *env, args []string) error {
+	if len(args) > 0 {
+		return usageError{"setup takes no arguments"}
+	}
+	var notes []string
+	if err := linkHookExecutables(e.getenv); err != nil {
+		notes = append(notes, fmt.Sprintf("could not prepare the hook executables: %v; ExitPlanMode will be denied until it can (run `rodin doctor`)", err))
+	}
+	if v := claudecode.Version(e.getenv); !claudecode.Supported(v) {
+		notes = append(notes, fmt.Sprintf("this Claude Code (%s) is older than %s, the oldest release rodin supports, so the plan gate denies every ExitPlanMode; update Claude Code (`claude update`)", v, claudecode.MinVersion))
+	}
+	if e.getenv("RODIN_GATE") == "off" {
+		notes = append(notes, "the plan gate is OFF for this session (RODIN_GATE=off): ExitPlanMode is not checked")
+	}
+	if provenance.Off(e.getenv) {
+		notes = append(notes, "provenance checks are OFF for this session (RODIN_PROVENANCE=off): a verdict the agent writes itself counts, with no critic or validator run behind it")
+	}
+	evidence.Prune(e.getenv, evidenceMaxAge, time.Now())
+	if len(notes) == 0 {
+		return nil
+	}
+	b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", "[rodin] "+strings.Join(notes, ". ")+".")
+	_, err := e.stdout.Write(append(b, '\n'))
+	return err
+}
+
+// linkHookExecutables points CLAUDE_PLUGIN_DATA/bin/<name> at the
+// executables beside this one (the launcher runs rodin from where it found
+// it: the plugin's libexec, or the data directory it built into). A link,
+// replaced atomically, is cheap at every session start and always names the
+// plugin version that started the session.
+func linkHookExecutables(getenv func(string) string) error {
+	data := getenv("CLAUDE_PLUGIN_DATA")
+	if data == "" {
+		return errors.New("CLAUDE_PLUGIN_DATA is not set (Claude Code sets it for plugins)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(self)
+	bin := filepath.Join(data, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	for _, name := range hookExecutables {
+		src := filepath.Join(dir, release.BinaryName(name, runtime.GOOS, runtime.GOARCH))
+		src, err := executable(src, filepath.Join(data, "libexec"))
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(bin, name)
+		if cur, err := os.Readlink(dst); err == nil && cur == src {
+			continue
+		}
+		tmp := fmt.Sprintf("%s.%d.tmp", dst, os.Getpid())
+		os.Remove(tmp)
+		if err := os.Symlink(src, tmp); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dst); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	return nil
+}
+
+// executable returns path when it is an executable file; a file that lost
+// its execute bits (an unzip, a copy) gets them back, or, where it cannot,
+// is copied into dir with them.
+func executable(path, dir string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is missing", path)
+	}
+	if fi.Mode().Perm()&0o111 != 0 || os.Chmod(path, fi.Mode().Perm()|0o111) == nil {
+		return path, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	copied := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(copied, b, 0o755); err != nil {
+		return "", fmt.Errorf("%s is not executable, and a copy could not be made: %v", path, err)
+	}
+	return copied, os.Chmod(copied, 0o755)
+}
