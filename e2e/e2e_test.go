@@ -50,10 +50,12 @@ func exitPlanMode(s *server, step int) []block {
 
 // 1. A plan is written and ExitPlanMode is called without an assessment:
 // denied, with a reason that starts with [rodin] and names /rodin:plan-gate.
-func TestDeniedWithoutAssessment(t *testing.T) {
+func TestDeniedWithoutAssessment(t *testing.T) { eachRelease(t, testDeniedWithoutAssessment) }
+
+func testDeniedWithoutAssessment(t *testing.T, claude string) {
 	srv := newServer(t)
 	srv.main = []turn{writePlan, exitPlanMode}
-	s := startSession(t, srv, options{})
+	s := startSession(t, claude, srv, options{})
 	s.prompt("Plan the CSV export.")
 
 	write := s.waitResult("Write", 0)
@@ -74,6 +76,12 @@ func TestDeniedWithoutAssessment(t *testing.T) {
 	}
 }
 
+// denyReason is a PreToolUse deny as the model reads it, without the prefix
+// Claude Code 2.1.3xx puts before a hook's reason.
+func denyReason(result string) string {
+	return strings.TrimPrefix(result, "PreToolUse:ExitPlanMode hook error: ")
+}
+
 // Scripted subagent answers.
 const (
 	noLeakage     = "### LEAKAGE: 0"
@@ -83,49 +91,39 @@ const (
 
 // skill is the scripted model following plugin/skills/plan-gate/SKILL.md:
 // every deterministic step through `rodin` in Bash, the three subagents
-// through the Agent tool, and the signal with Edit. The user starts it by
+// through the Agent tool (in the background on 2.1.3xx: the model waits
+// for each one it needs), and the signal with Edit. The user starts it by
 // typing /rodin:plan-gate: the first step answers the request that carries
 // the skill's instructions.
 func skill() []turn {
 	bash := func(command string) []block {
-		return []block{tool("Bash", map[string]any{"command": command, "description": "rodin step"})}
+		return []block{tool("Bash", map[string]any{"command": command, "description": "rodin step", "timeout": 600000})}
 	}
 	q := func(s *server) string { return `"` + s.planPath + `"` }
+	// agent launches a subagent with the newest Bash output as its prompt.
+	agent := func(kind, description string) turn {
+		return func(s *server, _ int) []block {
+			return []block{tool("Agent", map[string]any{"subagent_type": kind, "description": description, "prompt": s.resultText("Bash")})}
+		}
+	}
+	run := func(command string) turn {
+		return func(s *server, _ int) []block { return bash(command + " " + q(s)) }
+	}
+	// rodin leakage, rodin findings and rodin verdict wait for their runs,
+	// so the skill stays in one turn (its allowed-tools hold only then).
 	return []turn{
-		func(s *server, _ int) []block { return bash("rodin check " + q(s)) },
-		func(s *server, _ int) []block { return bash("rodin extract " + q(s)) },
-		func(s *server, _ int) []block {
-			s.vars["plan"] = s.resultText("Bash")
-			return []block{tool("Agent", map[string]any{"subagent_type": "rodin:leakage-detector", "description": "Find leakage", "prompt": s.vars["plan"]})}
-		},
-		func(s *server, _ int) []block {
-			return []block{tool("Agent", map[string]any{"subagent_type": "rodin:critic", "description": "Critique the plan", "prompt": "Assess this plan.\n\n" + s.vars["plan"]})}
-		},
-		func(s *server, _ int) []block {
-			s.vars["findings"] = agentAnswer(s.resultText("Agent"))
-			return bash("rodin parse critic <<'RODIN_ANSWER'\n" + s.vars["findings"] + "\nRODIN_ANSWER")
-		},
-		func(s *server, _ int) []block { return bash("rodin gaps " + q(s)) },
-		func(s *server, _ int) []block {
-			prompt := "## Gaps\n\n" + s.resultText("Bash") + "\n## Findings\n\n" + s.vars["findings"]
-			return []block{tool("Agent", map[string]any{"subagent_type": "rodin:validator", "description": "Validate the gaps", "prompt": prompt})}
-		},
-		func(s *server, _ int) []block {
-			s.vars["verdict"] = agentAnswer(s.resultText("Agent"))
-			return bash("rodin parse validator <<'RODIN_ANSWER'\n" + s.vars["verdict"] + "\nRODIN_ANSWER")
-		},
-		func(s *server, _ int) []block {
-			verdict, reason := "pass", ""
-			parsed := s.resultText("Bash")
-			if strings.Contains(parsed, `"verdict":"fail"`) {
-				verdict = "fail"
-			}
-			if i := strings.Index(parsed, `"reason":"`); i >= 0 {
-				reason = strings.TrimSuffix(strings.TrimSpace(parsed[i+len(`"reason":"`):]), `"}`)
-			}
-			return bash("rodin signal " + verdict + " --reason '" + strings.ReplaceAll(reason, "'", "") + "'")
-		},
-		readPlan, // rodin recorded the subagent runs in the plan: the skill reads it before editing
+		run("rodin check"),
+		run("rodin extract"),
+		agent("rodin:leakage-detector", "Find leakage"),
+		run("rodin leakage"),
+		run("rodin prompt critic"),
+		agent("rodin:critic", "Critique the plan"),
+		run("rodin findings"),
+		run("rodin prompt validator"),
+		agent("rodin:validator", "Validate the gaps"),
+		run("rodin verdict"),
+		run("rodin signal"),
+		readPlan,
 		func(s *server, _ int) []block {
 			signal := strings.TrimSpace(s.resultText("Bash"))
 			data, _ := os.ReadFile(s.planPath)
@@ -136,23 +134,16 @@ func skill() []turn {
 	}
 }
 
-// agentAnswer is the subagent's own answer in an Agent tool result, without
-// the note Claude Code adds after it ("agentId: … use SendMessage …").
-func agentAnswer(result string) string {
-	if i := strings.Index(result, "\nagentId: "); i >= 0 {
-		return strings.TrimSpace(result[:i])
-	}
-	return strings.TrimSpace(result)
-}
-
 // 2. The whole skill: /rodin:plan-gate's rodin steps run, the critic and
 // the validator run as subagents with scripted answers, the signal is
 // written with Edit, and ExitPlanMode reaches the approval dialog.
-func TestSkillPassReachesApproval(t *testing.T) {
+func TestSkillPassReachesApproval(t *testing.T) { eachRelease(t, testSkillPassReachesApproval) }
+
+func testSkillPassReachesApproval(t *testing.T, claude string) {
 	srv := newServer(t)
 	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
 	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), exitPlanMode)
-	s := startSession(t, srv, options{})
+	s := startSession(t, claude, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.waitStep(1)
 	s.prompt("/rodin:plan-gate")
@@ -175,10 +166,15 @@ func TestSkillPassReachesApproval(t *testing.T) {
 	}
 	// The verdict counts because the hooks saw the runs behind it
 	// (provenance is on): a critic on this plan, blind to the gaps, and a
-	// validator that said pass.
-	if !strings.Contains(string(plan), `"gaps_seen":false`) || !strings.Contains(string(plan), `<!-- rodin:validator={"gaps":"`) ||
-		!strings.Contains(string(plan), `"verdict":"pass"`) {
-		t.Errorf("the critic and validator runs were not recorded:\n%s", plan)
+	// validator that said pass, recorded outside the plan file.
+	if strings.Contains(string(plan), "rodin:critic") || strings.Contains(string(plan), "rodin:validator") {
+		t.Errorf("the plan file carries run records:\n%s", plan)
+	}
+	status := s.rodin("status", srv.planPath)
+	for _, want := range []string{"\ncritic:     0 high, 1 medium, 0 low", "\nvalidator:  pass: FINDING-1 is covered by GAP-1.", "\nprovenance: holds", "\ngate:       no decision"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("rodin status lacks %q:\n%s", strings.TrimSpace(want), status)
+		}
 	}
 	if !strings.Contains(pane, "Ready to code?") {
 		t.Errorf("the approval dialog does not show the plan:\n%s", pane)
@@ -207,14 +203,16 @@ func (s *session) runSkill(after int) {
 }
 
 // 3. A pass, then an edit of the plan: denied, "changed since assessment".
-func TestEditAfterPassDenied(t *testing.T) {
+func TestEditAfterPassDenied(t *testing.T) { eachRelease(t, testEditAfterPassDenied) }
+
+func testEditAfterPassDenied(t *testing.T, claude string) {
 	srv := newServer(t)
 	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
 	edit := func(s *server, _ int) []block {
 		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "2. Stream rows from the database.", "new_string": "2. Stream rows from the database.\n3. Also export JSON."})}
 	}
 	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), readPlan, edit, exitPlanMode)
-	s := startSession(t, srv, options{})
+	s := startSession(t, claude, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.runSkill(1)
 
@@ -222,7 +220,7 @@ func TestEditAfterPassDenied(t *testing.T) {
 		t.Fatalf("the plan edit failed: %s", r.Text)
 	}
 	exit := s.waitResult("ExitPlanMode", 0)
-	if !exit.IsError || !strings.HasPrefix(exit.Text, "[rodin] ") || !strings.Contains(exit.Text, "changed since assessment") {
+	if !exit.IsError || !strings.HasPrefix(denyReason(exit.Text), "[rodin] ") || !strings.Contains(exit.Text, "changed since assessment") {
 		t.Fatalf("ExitPlanMode after an edit: is_error=%v %s", exit.IsError, exit.Text)
 	}
 	if !strings.Contains(exit.Text, "Plan content changed since assessment") {
@@ -233,7 +231,9 @@ func TestEditAfterPassDenied(t *testing.T) {
 
 // 4. The validator fails: the deny quotes its reason; the gaps are updated;
 // the skill runs again and passes; ExitPlanMode reaches the approval dialog.
-func TestFailThenFixThenPass(t *testing.T) {
+func TestFailThenFixThenPass(t *testing.T) { eachRelease(t, testFailThenFixThenPass) }
+
+func testFailThenFixThenPass(t *testing.T, claude string) {
 	const failReason = "FINDING-2 (no data retention rule) is not covered by any gap."
 	srv := newServer(t)
 	twoFindings := criticFinding + "\n### FINDING-2: No data retention rule\n- **Severity**: high\n- **Description**: Exports may include deleted accounts.\n"
@@ -251,13 +251,13 @@ func TestFailThenFixThenPass(t *testing.T) {
 	srv.main = append(srv.main, exitPlanMode, readPlan, addGap, say("I added the missing gap."))
 	srv.main = append(srv.main, skill()...)
 	srv.main = append(srv.main, exitPlanMode)
-	s := startSession(t, srv, options{})
+	s := startSession(t, claude, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.runSkill(1)
 
 	exit := s.waitResult("ExitPlanMode", 0)
 	want := "[rodin] Assessment failed: " + strings.TrimSuffix(failReason, ".") + ". To fix: update the gaps block to cover the findings, then run /rodin:plan-gate."
-	if !exit.IsError || exit.Text != want {
+	if !exit.IsError || denyReason(exit.Text) != want {
 		t.Fatalf("ExitPlanMode after a fail:\n got is_error=%v %q\nwant %q", exit.IsError, exit.Text, want)
 	}
 	s.runSkill(first + 3)
@@ -267,26 +267,33 @@ func TestFailThenFixThenPass(t *testing.T) {
 	}
 }
 
-// 5. The executables removed from the plugin and no Go on PATH: the gate
-// still denies, and the user is told the metadata hook cannot run.
-func TestBrokenInstallStillDenies(t *testing.T) {
+// 5. The executables removed from the plugin and no Go on PATH: the user
+// is told at session start that the gate cannot run, and Claude Code blocks
+// ExitPlanMode because the gate, which could not start, is marked onFailure
+// "block".
+func TestBrokenInstallStillDenies(t *testing.T) { eachRelease(t, testBrokenInstallStillDenies) }
+
+func testBrokenInstallStillDenies(t *testing.T, claude string) {
 	srv := newServer(t)
 	srv.main = []turn{writePlan, exitPlanMode}
-	s := startSession(t, srv, options{noBinaries: true})
+	s := startSession(t, claude, srv, options{noBinaries: true})
 	s.prompt("Plan the CSV export.")
 
 	exit := s.waitResult("ExitPlanMode", 0)
-	if !exit.IsError || !strings.HasPrefix(exit.Text, "[rodin] The plan gate cannot run: no executable for ") {
+	if !exit.IsError || !strings.Contains(exit.Text, "bin/pretooluse") || !strings.Contains(exit.Text, `blocking because onFailure is "block"`) {
 		t.Fatalf("ExitPlanMode with no executables: is_error=%v %s", exit.IsError, exit.Text)
 	}
-	s.waitPane("the PostToolUse systemMessage", 10*time.Second, func(p string) bool {
-		return strings.Contains(p, "[rodin] The plan metadata hook cannot run")
+	t.Logf("ExitPlanMode result: %s", exit.Text)
+	s.waitPane("the SessionStart systemMessage", 10*time.Second, func(p string) bool {
+		return strings.Contains(p, "[rodin] The plan gate cannot run: no executable for ")
 	})
 }
 
 // 6. An ordinary edit outside plan mode (acceptEdits): the hook adds
 // nothing, and neither the model nor the user hears from rodin.
-func TestEditOutsidePlanModeIsSilent(t *testing.T) {
+func TestEditOutsidePlanModeIsSilent(t *testing.T) { eachRelease(t, testEditOutsidePlanModeIsSilent) }
+
+func testEditOutsidePlanModeIsSilent(t *testing.T, claude string) {
 	srv := newServer(t)
 	var notes string
 	srv.main = []turn{
@@ -299,7 +306,7 @@ func TestEditOutsidePlanModeIsSilent(t *testing.T) {
 		},
 		say("Done."),
 	}
-	s := startSession(t, srv, options{mode: "acceptEdits"})
+	s := startSession(t, claude, srv, options{mode: "acceptEdits"})
 	srv.mu.Lock()
 	srv.vars["project"] = s.project
 	srv.mu.Unlock()

@@ -56,6 +56,8 @@ type server struct {
 	results  []toolResult
 	calls    map[string]string // tool_use id -> tool name
 	planPath string
+	searched map[string]bool   // deferred tools the model has loaded with ToolSearch
+	body     []byte            // the request being answered
 	vars     map[string]string // what the scripted model remembers between steps
 	answered int               // main-agent steps answered so far (the highest step + 1)
 	changed  chan struct{}
@@ -72,7 +74,7 @@ func newServer(t testing.TB) *server {
 		t.Fatal(err)
 	}
 	s := &server{t: t, ln: ln, url: "http://" + ln.Addr().String(),
-		agents: map[string][]string{}, agentN: map[string]int{}, calls: map[string]string{}, vars: map[string]string{}, changed: make(chan struct{}, 1)}
+		agents: map[string][]string{}, agentN: map[string]int{}, calls: map[string]string{}, searched: map[string]bool{}, vars: map[string]string{}, changed: make(chan struct{}, 1)}
 	srv := &http.Server{Handler: s}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -131,13 +133,16 @@ func (s *server) answer(body []byte) (string, []block) {
 				kind = name
 			}
 		}
-		if kind == "other" && gjson.GetBytes(body, `tools.#(name=="ExitPlanMode").name`).Exists() {
+		// The main agent is offered the Agent tool (2.1.3xx defers
+		// ExitPlanMode to ToolSearch, so it may not be listed).
+		if kind == "other" && (gjson.GetBytes(body, `tools.#(name=="ExitPlanMode").name`).Exists() || gjson.GetBytes(body, `tools.#(name=="Agent").name`).Exists()) {
 			kind = "main"
 		}
 	}
 	s.requests = append(s.requests, recorded{kind, body})
+	s.body = body
 	if dir := os.Getenv("RODIN_E2E_DUMP"); dir != "" {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%03d-%s.json", s.t.Name(), len(s.requests), kind)), body, 0o644)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%03d-%s.json", strings.ReplaceAll(s.t.Name(), "/", "-"), len(s.requests), kind)), body, 0o644)
 	}
 	switch kind {
 	case "title":
@@ -149,10 +154,20 @@ func (s *server) answer(body []byte) (string, []block) {
 				s.planPath = string(m[1])
 			}
 		}
-		step := int(gjson.GetBytes(body, `messages.#(role=="assistant")#`).Get("#").Int())
+		step := scriptSteps(body)
 		s.answered = max(s.answered, step+1)
 		if step < len(s.main) {
 			blocks := s.main[step](s, step)
+			// A deferred tool (2.1.3xx: ExitPlanMode) must be loaded with
+			// ToolSearch before it can be called, as a model would: that
+			// answer is not a step of the script.
+			for _, b := range blocks {
+				if b.Tool != "" && !offered(body, b.Tool) && !s.searched[b.Tool] {
+					s.searched[b.Tool] = true
+					blocks = []block{tool("ToolSearch", map[string]any{"query": "select:" + b.Tool, "max_results": 1})}
+					break
+				}
+			}
 			for i := range blocks {
 				if blocks[i].Tool != "" {
 					blocks[i].ID = fmt.Sprintf("toolu_%02d_%d_%s", step, i, blocks[i].Tool)
@@ -172,6 +187,104 @@ func (s *server) answer(body []byte) (string, []block) {
 		return kind, []block{text("(no scripted answer)")}
 	}
 	return kind, []block{text("OK.")}
+}
+
+// offered reports whether the request offers tool to the model (listed,
+// and not only as a deferred placeholder).
+func offered(body []byte, tool string) bool {
+	t := gjson.GetBytes(body, `tools.#(name=="`+tool+`")`)
+	return t.Exists() && !t.Get("defer_loading").Bool()
+}
+
+// waitText is the scripted model's answer while a background subagent it
+// needs has not finished: it ends the turn, and Claude Code starts the
+// next one when the subagent's task-notification arrives.
+const waitText = "Waiting for the background agent to finish."
+
+func wait() []block { return []block{text(waitText)} }
+
+// scriptSteps is how many steps of the script the model has answered: its
+// answers in the conversation, less those that only loaded deferred tools
+// or waited for a background subagent.
+func scriptSteps(body []byte) int {
+	n := 0
+	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
+		if m.Get("role").String() != "assistant" {
+			return true
+		}
+		aside := false
+		m.Get("content").ForEach(func(_, c gjson.Result) bool {
+			switch c.Get("type").String() {
+			case "tool_use":
+				aside = c.Get("name").String() == "ToolSearch"
+				return aside
+			case "text":
+				aside = strings.TrimSpace(c.Get("text").String()) == waitText
+				return aside
+			}
+			return true
+		})
+		if m.Get("content").Type == gjson.String {
+			aside = strings.TrimSpace(m.Get("content").String()) == waitText
+		}
+		if !aside {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+var notificationRe = regexp.MustCompile(`(?s)<task-notification>.*?</task-notification>`)
+
+// agentAnswer is the answer of the scripted model's latest Agent call, as
+// the model sees it in the request being answered: the tool result of a
+// foreground run, or the <result> of the task-notification of a background
+// one (called with s.mu held, from a turn). ok is false while a background
+// run has not finished.
+func (s *server) agentAnswer() (answer string, ok bool) {
+	var id string
+	gjson.GetBytes(s.body, "messages").ForEach(func(_, m gjson.Result) bool {
+		m.Get("content").ForEach(func(_, c gjson.Result) bool {
+			if c.Get("type").String() == "tool_use" && c.Get("name").String() == "Agent" {
+				id = c.Get("id").String()
+			}
+			return true
+		})
+		return true
+	})
+	result := ""
+	for _, r := range s.results {
+		if r.ID == id {
+			result = r.Text
+		}
+	}
+	if !strings.HasPrefix(result, "Async agent launched") {
+		if i := strings.Index(result, "\nagentId: "); i >= 0 {
+			result = result[:i]
+		}
+		return strings.TrimSpace(result), result != ""
+	}
+	for _, n := range notificationRe.FindAllString(string(s.body), -1) {
+		n = jsonUnescape(n)
+		if !strings.Contains(n, "<tool-use-id>"+id+"</tool-use-id>") {
+			continue
+		}
+		i, j := strings.Index(n, "<result>"), strings.LastIndex(n, "</result>")
+		if i >= 0 && j > i {
+			return strings.TrimSpace(n[i+len("<result>") : j]), true
+		}
+	}
+	return "", false
+}
+
+// jsonUnescape reads text cut from a JSON body as the string it encodes.
+func jsonUnescape(s string) string {
+	var out string
+	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err != nil {
+		return s
+	}
+	return out
 }
 
 // collect records the tool results in a main-agent request (each once).
@@ -233,16 +346,6 @@ func (s *server) stepsAnswered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.answered
-}
-
-// lastResult is the newest tool result of any tool ("" before any).
-func (s *server) lastResult() toolResult {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.results) == 0 {
-		return toolResult{}
-	}
-	return s.results[len(s.results)-1]
 }
 
 // resultText is the text of the newest result for tool: what the scripted

@@ -65,19 +65,26 @@ func builtExecutables(t *testing.T) string {
 	return builtDir
 }
 
-func requireTools(t *testing.T) string {
-	t.Helper()
+// eachRelease runs a scenario on each Claude Code release tested
+// (claudecli.Releases: the current and the oldest supported), as subtests
+// named by the version.
+func eachRelease(t *testing.T, scenario func(t *testing.T, claude string)) {
 	if testing.Short() {
 		t.Skip("skipping the end-to-end tier in -short mode")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("skipping the end-to-end tier: tmux is not on PATH (.ci/run installs it)")
 	}
-	return claudecli.Path(t)
+	for _, r := range claudecli.Releases(t) {
+		name := r.Version
+		if name == "" {
+			name = "RODIN_CLAUDE"
+		}
+		t.Run(name, func(t *testing.T) { scenario(t, r.Path) })
+	}
 }
 
-func startSession(t *testing.T, srv *server, opt options) *session {
-	claude := requireTools(t)
+func startSession(t *testing.T, claude string, srv *server, opt options) *session {
 	// Directories are removed by the session's own cleanup, once Claude Code
 	// has exited (t.TempDir would race with its last writes).
 	top, err := os.MkdirTemp("", "rodin-e2e-")
@@ -112,6 +119,11 @@ func startSession(t *testing.T, srv *server, opt options) *session {
 	if err := os.MkdirAll(filepath.Join(s.home, ".claude", "plans"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Plan mode on 2.1.3xx follows auto mode, whose safety check runs on
+	// Anthropic's servers; against the scripted server it would ask the user
+	// before every Agent launch. useAutoModeDuringPlan=false is the user
+	// setting for plain plan mode, what a user of another endpoint sets.
+	writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"useAutoModeDuringPlan": false}`+"\n")
 
 	path := os.Getenv("PATH")
 	if opt.noBinaries {
@@ -146,6 +158,20 @@ func startSession(t *testing.T, srv *server, opt options) *session {
 	})
 	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") })
 	return s
+}
+
+// rodin runs the plugin's rodin command as a user would in a terminal of
+// this session's machine (HOME, no CLAUDE_PLUGIN_DATA: it finds the data
+// directory the SessionStart hook recorded), and returns its output.
+func (s *session) rodin(args ...string) string {
+	s.t.Helper()
+	cmd := exec.Command("sh", append([]string{filepath.Join(s.plugin, "bin", "rodin")}, args...)...)
+	cmd.Env = []string{"HOME=" + s.home, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Errorf("rodin %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
 }
 
 // stop ends the tmux server and waits for Claude Code to exit.

@@ -52,17 +52,21 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"check":   {"rodin check PLAN", runCheck},
-	"extract": {"rodin extract PLAN", runExtract},
-	"gaps":    {"rodin gaps [--next-id] PLAN", runGaps},
-	"parse":   {"rodin parse critic|validator < ANSWER", runParse},
-	"signal":  {"rodin signal pass|fail [--reason TEXT]", runSignal},
-	"status":  {"rodin status [PLAN]", runStatus},
-	"doctor":  {"rodin doctor", runDoctor},
-	"version": {"rodin version", runVersion},
-	"build":   {"rodin build [--all] [--out DIR]", runBuild},
-	"install": {"rodin install", runInstall},
-	"setup":   {"rodin setup", runSetup},
+	"check":    {"rodin check PLAN", runCheck},
+	"extract":  {"rodin extract PLAN", runExtract},
+	"gaps":     {"rodin gaps [--next-id] PLAN", runGaps},
+	"parse":    {"rodin parse critic|validator < ANSWER", runParse},
+	"signal":   {"rodin signal PLAN | rodin signal pass|fail [--reason TEXT]", runSignal},
+	"leakage":  {"rodin leakage PLAN", runLeakage},
+	"prompt":   {"rodin prompt critic|validator PLAN", runPrompt},
+	"findings": {"rodin findings PLAN", runFindings},
+	"verdict":  {"rodin verdict PLAN", runVerdict},
+	"status":   {"rodin status [PLAN]", runStatus},
+	"doctor":   {"rodin doctor", runDoctor},
+	"version":  {"rodin version", runVersion},
+	"build":    {"rodin build [--all] [--out DIR]", runBuild},
+	"install":  {"rodin install", runInstall},
+	"setup":    {"rodin setup", runSetup},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -71,8 +75,16 @@ For the /rodin:plan-gate skill:
   rodin check PLAN                    check Goals, the gaps block and the gap entries
   rodin extract PLAN                  print the plan content (never the gaps)
   rodin gaps [--next-id] PLAN         print the gaps content, or the next free GAP id
+  rodin leakage PLAN                  the latest leakage-detector answer rodin recorded
+  rodin prompt critic PLAN            print the critic's exact prompt (the plan, never the gaps)
+  rodin findings PLAN                 the latest critic answer rodin recorded, parsed (JSON)
+  rodin prompt validator PLAN         print the validator's exact prompt (the gaps, the critic's answer)
+  rodin verdict PLAN                  the latest validator verdict rodin recorded, parsed (JSON)
+  rodin signal PLAN                   print the signal line for that verdict, to insert with Edit
+
+For other orchestrations:
   rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
-  rodin signal pass|fail [--reason T] print the verdict signal line to insert
+  rodin signal pass|fail [--reason T] print a verdict signal line
 
 For people:
   rodin status [PLAN]                 digests, status, and what the gate would decide

@@ -156,7 +156,7 @@ func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	for _, tool := range []string{"Write", "Edit", "MultiEdit", "Agent|Task"} {
 		report(find("PostToolUse", tool, execs("posttooluse")), "hooks.json runs posttooluse after %s", tool)
 	}
-	report(find("SubagentStop", "rodin:critic|rodin:validator", execs("posttooluse")), "hooks.json runs posttooluse when a critic or validator stops")
+	report(find("SubagentStop", "rodin:critic|rodin:validator|rodin:leakage-detector", execs("posttooluse")), "hooks.json runs posttooluse when a critic, validator or leakage detector stops")
 	if data == "" {
 		return
 	}

@@ -151,8 +151,11 @@ func runSignal(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(args) == 1 && args[0] != planfile.StatusPass && args[0] != planfile.StatusFail && reason == "" {
+		return signalFromRecord(e, args)
+	}
 	if len(args) != 1 || (args[0] != planfile.StatusPass && args[0] != planfile.StatusFail) {
-		return usageError{"signal takes `pass` or `fail`"}
+		return usageError{"signal takes a plan file, or `pass` or `fail`"}
 	}
 	reason = strings.Join(strings.Fields(reason), " ") // one line
 	if args[0] == planfile.StatusFail && reason == "" {

@@ -53,6 +53,9 @@ func runSetup(e *env, args []string) error {
 		notes = append(notes, "provenance checks are OFF for this session (RODIN_PROVENANCE=off): a verdict the agent writes itself counts, with no critic or validator run behind it")
 	}
 	evidence.Prune(e.getenv, evidenceMaxAge, time.Now())
+	if err := writeDataPointer(e.getenv); err != nil {
+		notes = append(notes, fmt.Sprintf("could not record where its data lives (%v), so `rodin` in the Bash tool cannot read the recorded runs", err))
+	}
 	if len(notes) == 0 {
 		return nil
 	}
@@ -126,4 +129,24 @@ func executable(path, dir string) (string, error) {
 		return "", fmt.Errorf("%s is not executable, and a copy could not be made: %v", path, err)
 	}
 	return copied, os.Chmod(copied, 0o755)
+}
+
+// writeDataPointer records CLAUDE_PLUGIN_DATA where `rodin` run from the
+// Bash tool (which does not get the variable) looks for it.
+func writeDataPointer(getenv func(string) string) error {
+	data, ptr := getenv("CLAUDE_PLUGIN_DATA"), evidence.DataPointer(getenv)
+	if data == "" || ptr == "" {
+		return nil
+	}
+	if b, err := os.ReadFile(ptr); err == nil && strings.TrimSpace(string(b)) == data {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(ptr), 0o755); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", ptr, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(data+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, ptr)
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/safefile"
@@ -36,6 +37,10 @@ const (
 	maxRuns     = 16 // finished runs of each agent, per session
 )
 
+// MaxAnswer bounds the critic answer kept with a run; a longer one is kept
+// as its digest only.
+const MaxAnswer = 48 << 10
+
 // CriticRun is what the hooks saw of one rodin:critic run.
 type CriticRun struct {
 	AgentID  string `json:"agent_id,omitempty"`
@@ -43,6 +48,7 @@ type CriticRun struct {
 	GapsSeen bool   `json:"gaps_seen"` // the prompt held text from the gaps block
 	Model    string `json:"model,omitempty"`
 	Findings string `json:"findings"` // digest of the findings as parsed; "" when unparseable
+	Answer   string `json:"answer,omitempty"` // the answer itself, up to MaxAnswer bytes (rodin prompt validator quotes it)
 	High     int    `json:"high"`
 	Medium   int    `json:"medium"`
 	Low      int    `json:"low"`
@@ -60,6 +66,14 @@ type ValidatorRun struct {
 	TS       string `json:"ts"`
 }
 
+// LeakageRun is one rodin:leakage-detector run: not evidence the gate needs,
+// kept so that `rodin leakage` can give the skill its answer.
+type LeakageRun struct {
+	AgentID string `json:"agent_id,omitempty"`
+	Answer  string `json:"answer"`
+	TS      string `json:"ts"`
+}
+
 // Launch is a run that started in the background and has not stopped: what
 // its prompt held, judged when it started (the plan it was given, not the
 // plan as it stands when it ends).
@@ -67,6 +81,7 @@ type Launch struct {
 	Agent     string        `json:"agent"`
 	Critic    *CriticRun    `json:"critic,omitempty"`
 	Validator *ValidatorRun `json:"validator,omitempty"`
+	Leakage   *LeakageRun   `json:"leakage,omitempty"`
 	TS        string        `json:"ts"`
 }
 
@@ -75,6 +90,7 @@ type Log struct {
 	Launches   map[string]Launch `json:"launches,omitempty"`
 	Critics    []CriticRun       `json:"critics,omitempty"`
 	Validators []ValidatorRun    `json:"validators,omitempty"`
+	Leakage    []LeakageRun      `json:"leakage,omitempty"`
 }
 
 // LastCritic is the critic run that finished last, if any.
@@ -108,7 +124,21 @@ func (l *Log) Finished(id string) bool {
 			return true
 		}
 	}
+	for _, r := range l.Leakage {
+		if r.AgentID == id {
+			return true
+		}
+	}
 	return false
+}
+
+// AddLeakage appends a finished leakage-detector run.
+func (l *Log) AddLeakage(r LeakageRun) {
+	delete(l.Launches, r.AgentID)
+	l.Leakage = append(l.Leakage, r)
+	if n := len(l.Leakage); n > maxRuns {
+		l.Leakage = l.Leakage[n-maxRuns:]
+	}
 }
 
 // AddCritic appends a finished critic run, keeping the newest maxRuns.
@@ -149,17 +179,34 @@ func (l *Log) AddLaunch(id string, launch Launch) {
 	}
 }
 
-// Dir is where evidence is kept: CLAUDE_PLUGIN_DATA/evidence, or, outside
-// Claude Code (rodin status in a terminal), the user's cache directory.
+// Dir is where evidence is kept: CLAUDE_PLUGIN_DATA/evidence. Claude Code
+// sets CLAUDE_PLUGIN_DATA for hooks but not for the Bash tool, where the
+// skill runs `rodin`; there the data directory is the one the SessionStart
+// hook last wrote to the pointer file (DataPointer).
 func Dir(getenv func(string) string) string {
-	if d := getenv("CLAUDE_PLUGIN_DATA"); d != "" {
-		return filepath.Join(d, "evidence")
+	data := getenv("CLAUDE_PLUGIN_DATA")
+	if data == "" {
+		if p := DataPointer(getenv); p != "" {
+			if b, err := os.ReadFile(p); err == nil {
+				data = strings.TrimSpace(string(b))
+			}
+		}
 	}
+	if data == "" || !filepath.IsAbs(data) {
+		return ""
+	}
+	return filepath.Join(data, "evidence")
+}
+
+// DataPointer is the file that names the plugin's data directory for
+// `rodin` outside hooks: in the user's cache directory, the launcher's own
+// fallback data directory.
+func DataPointer(getenv func(string) string) string {
 	if d := getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "rodin", "evidence")
+		return filepath.Join(d, "rodin", "plugin-data")
 	}
 	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".cache", "rodin", "evidence")
+		return filepath.Join(h, ".cache", "rodin", "plugin-data")
 	}
 	return ""
 }

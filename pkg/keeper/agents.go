@@ -21,7 +21,7 @@ import (
 // background run as a launch that its SubagentStop completes.
 func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	agent, _, _ := in.Field("tool_input.subagent_type")
-	if !provenance.Counts(agent) {
+	if !provenance.Recorded(agent) {
 		return hookio.PostOutcome{}
 	}
 	status, _, _ := in.Field("tool_response.status")
@@ -67,7 +67,7 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 // subagent's transcript and judged now.
 func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	agent, _, _ := in.Field("agent_type")
-	if !provenance.Counts(agent) {
+	if !provenance.Recorded(agent) {
 		return hookio.PostOutcome{}
 	}
 	id, _, _ := in.Field("agent_id")

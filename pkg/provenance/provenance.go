@@ -28,10 +28,13 @@ import (
 const (
 	CriticAgent    = "rodin:critic"
 	ValidatorAgent = "rodin:validator"
+	LeakageAgent   = "rodin:leakage-detector" // recorded for the skill, not evidence
 )
 
-// Counts reports whether agent is one whose runs are evidence.
-func Counts(agent string) bool { return agent == CriticAgent || agent == ValidatorAgent }
+// Recorded reports whether the hooks record runs of agent.
+func Recorded(agent string) bool {
+	return agent == CriticAgent || agent == ValidatorAgent || agent == LeakageAgent
+}
 
 // Off reports whether provenance checks are turned off.
 func Off(getenv func(string) string) bool { return getenv("RODIN_PROVENANCE") == "off" }
@@ -47,6 +50,10 @@ func trimmed(b []byte) string { return strings.TrimRight(string(b), "\n") }
 // when the run starts.
 func Launch(d *planfile.Doc, agent, prompt, model, ts string) evidence.Launch {
 	l := evidence.Launch{Agent: agent, TS: ts}
+	if agent == LeakageAgent {
+		l.Leakage = &evidence.LeakageRun{TS: ts}
+		return l
+	}
 	if agent == CriticAgent {
 		r := evidence.CriticRun{TS: ts, Model: model, GapsSeen: sawGaps(d, prompt)}
 		if plan := trimmed(d.PlanContent()); plan != "" && strings.Contains(prompt, plan) {
@@ -67,9 +74,19 @@ func Launch(d *planfile.Doc, agent, prompt, model, ts string) evidence.Launch {
 // run amounts to, for the message to the agent.
 func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) string {
 	switch {
+	case l.Leakage != nil:
+		r := evidence.LeakageRun{AgentID: id, TS: ts}
+		if len(answer) <= evidence.MaxAnswer {
+			r.Answer = answer
+		}
+		log.AddLeakage(r)
+		return ""
 	case l.Critic != nil:
 		r := *l.Critic
 		r.AgentID, r.TS, r.Findings = id, ts, assess.FindingsDigest(answer)
+		if len(answer) <= evidence.MaxAnswer {
+			r.Answer = answer
+		}
 		if c, err := assess.ParseCritic(answer); err == nil {
 			r.High, r.Medium, r.Low = c.Counts["high"], c.Counts["medium"], c.Counts["low"]
 		}

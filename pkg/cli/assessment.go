@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/assess"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/provenance"
+)
+
+// The commands below read the runs the hooks recorded for the plan's
+// session, so that the skill never copies a subagent's answer through the
+// shell (a heredoc in a Bash command needs the user's approval on current
+// Claude Code, and a model retyping an answer is where text drifts).
+//
+// Subagents run in the background on current Claude Code. A command that
+// needs a run waits while one is in flight (up to waitLimit), so the skill
+// stays in one turn: the skill's allowed-tools hold only during the turn,
+// and a model that ended its turn to wait would be asked for permission on
+// its next rodin command.
+
+// CriticPreamble starts the critic's prompt; the plan follows after a blank
+// line (SPEC section 6).
+const CriticPreamble = "Assess this plan."
+
+// recorded reads PLAN and the evidence of the session its marker names.
+func recorded(e *env, command string, args []string) (string, *planfile.Doc, evidence.Log, error) {
+	path, d, err := wellFormedPlan(command, "", args)
+	if err != nil {
+		return "", nil, evidence.Log{}, err
+	}
+	session := d.Trailer().Session
+	if session == "" {
+		return "", nil, evidence.Log{}, withHint(fmt.Errorf("%s has no session marker yet", path), "edit the plan once in plan mode so rodin's hook marks it, then run this again")
+	}
+	store := evidence.Path(e.getenv, session)
+	if store == "" {
+		return "", nil, evidence.Log{}, withHint(errors.New("rodin cannot find its data directory"), "start a new Claude Code session so rodin's SessionStart hook records it")
+	}
+	log, err := evidence.Load(store)
+	return path, d, log, err
+}
+
+// running says that a run of agent started and has not finished.
+func running(log evidence.Log, agent string) error {
+	for _, l := range log.Launches {
+		if l.Agent == agent {
+			return withHint(fmt.Errorf("a %s run has not finished yet", agent), "wait until it finishes, then run this again")
+		}
+	}
+	return nil
+}
+
+// waitLimit is how long a command waits for a run in flight: under the
+// Bash tool's longest timeout (10 minutes), which the skill asks for.
+var waitLimit = 9*time.Minute + 30*time.Second
+
+// awaited is recorded, waiting while a run of agent is in flight.
+func awaited(e *env, command string, args []string, agent string) (string, *planfile.Doc, evidence.Log, error) {
+	deadline := time.Now().Add(waitLimit)
+	if d, err := time.ParseDuration(e.getenv("RODIN_WAIT")); err == nil {
+		deadline = time.Now().Add(d)
+	}
+	said := false
+	for {
+		path, d, log, err := recorded(e, command, args)
+		if err != nil || running(log, agent) == nil || time.Now().After(deadline) {
+			return path, d, log, err
+		}
+		if !said {
+			fmt.Fprintf(e.stderr, "rodin: waiting for the %s run to finish\n", agent)
+			said = true
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// runPrompt prints the exact prompt of the critic (the plan content, never
+// the gaps) or the validator (the gaps as they stand and the latest critic
+// answer on this plan).
+func runPrompt(e *env, args []string) error {
+	if len(args) != 2 || (args[0] != "critic" && args[0] != "validator") {
+		return usageError{"prompt takes `critic` or `validator`, and one plan file"}
+	}
+	if args[0] == "critic" {
+		_, d, err := wellFormedPlan("prompt", "", args[1:])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s\n\n%s", CriticPreamble, canonical(d.PlanContent()))
+		return nil
+	}
+	path, d, log, err := awaited(e, "prompt", args[1:], provenance.CriticAgent)
+	if err != nil {
+		return err
+	}
+	c, err := latestCritic(path, d, log)
+	if err != nil {
+		return err
+	}
+	if c.Answer == "" {
+		return withHint(errors.New("the latest critic answer was too long to keep"), "ask the critic again for a shorter answer")
+	}
+	fmt.Fprintf(e.stdout, "## Gaps\n\n%s\n## Findings\n\n%s", canonical(d.GapsContent()), canonical([]byte(c.Answer)))
+	return nil
+}
+
+// latestCritic is the latest finished critic run, when it assessed the plan
+// as it stands.
+func latestCritic(path string, d *planfile.Doc, log evidence.Log) (evidence.CriticRun, error) {
+	if err := running(log, provenance.CriticAgent); err != nil {
+		return evidence.CriticRun{}, err
+	}
+	c, ok := log.LastCritic()
+	switch {
+	case !ok:
+		return c, withHint(fmt.Errorf("no critic run was recorded for %s", path), "launch the rodin:critic agent with the output of `rodin prompt critic` as its prompt")
+	case c.Plan != d.PlanDigest():
+		return c, withHint(errors.New("the latest critic run did not assess the plan as it stands"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
+	}
+	return c, nil
+}
+
+// runFindings prints the latest critic answer on PLAN, parsed (JSON).
+func runFindings(e *env, args []string) error {
+	path, d, log, err := awaited(e, "findings", args, provenance.CriticAgent)
+	if err != nil {
+		return err
+	}
+	c, err := latestCritic(path, d, log)
+	if err != nil {
+		return err
+	}
+	parsed, err := assess.ParseCritic(c.Answer)
+	if err != nil {
+		return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "ask the critic once more; if it fails again, record a fail")
+	}
+	return writeJSON(e.stdout, parsed)
+}
+
+// latestValidator is the latest finished validator run, parsed.
+func latestValidator(log evidence.Log) (evidence.ValidatorRun, error) {
+	if err := running(log, provenance.ValidatorAgent); err != nil {
+		return evidence.ValidatorRun{}, err
+	}
+	v, ok := log.LastValidator()
+	switch {
+	case !ok:
+		return v, withHint(errors.New("no validator run was recorded for this plan's session"), "launch the rodin:validator agent with the output of `rodin prompt validator` as its prompt")
+	case v.Verdict == "":
+		return v, withHint(errors.New("cannot parse the validator answer: it has no `### VERDICT: PASS` or `### VERDICT: FAIL`"), "ask the validator once more; if it fails again, record a fail")
+	}
+	return v, nil
+}
+
+// runVerdict prints the latest validator verdict, parsed (JSON).
+func runVerdict(e *env, args []string) error {
+	_, _, log, err := awaited(e, "verdict", args, provenance.ValidatorAgent)
+	if err != nil {
+		return err
+	}
+	v, err := latestValidator(log)
+	if err != nil {
+		return err
+	}
+	return writeJSON(e.stdout, assess.Validator{Verdict: v.Verdict, Reason: v.Reason})
+}
+
+// signalFromRecord prints the signal line for the latest validator verdict.
+func signalFromRecord(e *env, args []string) error {
+	_, _, log, err := awaited(e, "signal", args, provenance.ValidatorAgent)
+	if err != nil {
+		return err
+	}
+	v, err := latestValidator(log)
+	if err != nil {
+		return err
+	}
+	reason := strings.Join(strings.Fields(v.Reason), " ")
+	if reason == "" {
+		reason = "The validator gave no reason."
+	}
+	fmt.Fprintf(e.stdout, "<!-- rodin:verdict:signal=%s -->\n", planfile.Verdict{Status: v.Verdict, Reason: reason}.Encode())
+	return nil
+}
+
+// runLeakage prints the latest leakage-detector answer, waiting while one
+// is in flight.
+func runLeakage(e *env, args []string) error {
+	_, _, log, err := awaited(e, "leakage", args, provenance.LeakageAgent)
+	if err != nil {
+		return err
+	}
+	if err := running(log, provenance.LeakageAgent); err != nil {
+		return err
+	}
+	if len(log.Leakage) == 0 {
+		return withHint(errors.New("no leakage-detector run was recorded for this plan's session"), "launch the rodin:leakage-detector agent with the output of `rodin extract` as its prompt")
+	}
+	fmt.Fprintf(e.stdout, "%s", canonical([]byte(log.Leakage[len(log.Leakage)-1].Answer)))
+	return nil
+}
