@@ -47,7 +47,7 @@ type CriticRun struct {
 	Plan     string `json:"plan"`      // digest of the plan content the prompt held; "" when it held no plan as it stood
 	GapsSeen bool   `json:"gaps_seen"` // the prompt held text from the gaps block
 	Model    string `json:"model,omitempty"`
-	Findings string `json:"findings"` // digest of the findings as parsed; "" when unparseable
+	Findings string `json:"findings"`         // digest of the findings as parsed; "" when unparseable
 	Answer   string `json:"answer,omitempty"` // the answer itself, up to MaxAnswer bytes (rodin prompt validator quotes it)
 	High     int    `json:"high"`
 	Medium   int    `json:"medium"`
