@@ -5,7 +5,10 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
+
+	"github.com/rodin-gate/rodin/internal/claudecli"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,10 +55,10 @@ func exitPlanMode(s *server, step int) []block {
 // denied, with a reason that starts with [rodin] and names /rodin:plan-gate.
 func TestDeniedWithoutAssessment(t *testing.T) { eachRelease(t, testDeniedWithoutAssessment) }
 
-func testDeniedWithoutAssessment(t *testing.T, claude string) {
+func testDeniedWithoutAssessment(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
 	srv.main = []turn{writePlan, exitPlanMode}
-	s := startSession(t, claude, srv, options{})
+	s := startSession(t, rel.Path, srv, options{})
 	s.prompt("Plan the CSV export.")
 
 	write := s.waitResult("Write", 0)
@@ -139,11 +142,11 @@ func skill() []turn {
 // written with Edit, and ExitPlanMode reaches the approval dialog.
 func TestSkillPassReachesApproval(t *testing.T) { eachRelease(t, testSkillPassReachesApproval) }
 
-func testSkillPassReachesApproval(t *testing.T, claude string) {
+func testSkillPassReachesApproval(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
 	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
 	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), exitPlanMode)
-	s := startSession(t, claude, srv, options{})
+	s := startSession(t, rel.Path, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.waitStep(1)
 	s.prompt("/rodin:plan-gate")
@@ -179,6 +182,16 @@ func testSkillPassReachesApproval(t *testing.T, claude string) {
 	if !strings.Contains(pane, "Ready to code?") {
 		t.Errorf("the approval dialog does not show the plan:\n%s", pane)
 	}
+	// On the current release the subagents ran in the background: the
+	// Agent tool answered at once, and rodin completed each run from its
+	// SubagentStop.
+	if rel.Version == claudecli.Current {
+		for i := 0; i < 3; i++ {
+			if r, ok := srv.result("Agent", i); !ok || !strings.HasPrefix(r.Text, "Async agent launched") {
+				t.Errorf("Agent call %d did not run in the background: %+v", i, r)
+			}
+		}
+	}
 
 	// The critic ran as a subagent with no tools, and saw the plan content
 	// but not the gaps.
@@ -205,14 +218,14 @@ func (s *session) runSkill(after int) {
 // 3. A pass, then an edit of the plan: denied, "changed since assessment".
 func TestEditAfterPassDenied(t *testing.T) { eachRelease(t, testEditAfterPassDenied) }
 
-func testEditAfterPassDenied(t *testing.T, claude string) {
+func testEditAfterPassDenied(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
 	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
 	edit := func(s *server, _ int) []block {
 		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "2. Stream rows from the database.", "new_string": "2. Stream rows from the database.\n3. Also export JSON."})}
 	}
 	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), readPlan, edit, exitPlanMode)
-	s := startSession(t, claude, srv, options{})
+	s := startSession(t, rel.Path, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.runSkill(1)
 
@@ -233,7 +246,7 @@ func testEditAfterPassDenied(t *testing.T, claude string) {
 // the skill runs again and passes; ExitPlanMode reaches the approval dialog.
 func TestFailThenFixThenPass(t *testing.T) { eachRelease(t, testFailThenFixThenPass) }
 
-func testFailThenFixThenPass(t *testing.T, claude string) {
+func testFailThenFixThenPass(t *testing.T, rel claudecli.Release) {
 	const failReason = "FINDING-2 (no data retention rule) is not covered by any gap."
 	srv := newServer(t)
 	twoFindings := criticFinding + "\n### FINDING-2: No data retention rule\n- **Severity**: high\n- **Description**: Exports may include deleted accounts.\n"
@@ -251,7 +264,7 @@ func testFailThenFixThenPass(t *testing.T, claude string) {
 	srv.main = append(srv.main, exitPlanMode, readPlan, addGap, say("I added the missing gap."))
 	srv.main = append(srv.main, skill()...)
 	srv.main = append(srv.main, exitPlanMode)
-	s := startSession(t, claude, srv, options{})
+	s := startSession(t, rel.Path, srv, options{})
 	s.prompt("Plan the CSV export.")
 	s.runSkill(1)
 
@@ -273,10 +286,10 @@ func testFailThenFixThenPass(t *testing.T, claude string) {
 // "block".
 func TestBrokenInstallStillDenies(t *testing.T) { eachRelease(t, testBrokenInstallStillDenies) }
 
-func testBrokenInstallStillDenies(t *testing.T, claude string) {
+func testBrokenInstallStillDenies(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
 	srv.main = []turn{writePlan, exitPlanMode}
-	s := startSession(t, claude, srv, options{noBinaries: true})
+	s := startSession(t, rel.Path, srv, options{noBinaries: true})
 	s.prompt("Plan the CSV export.")
 
 	exit := s.waitResult("ExitPlanMode", 0)
@@ -293,7 +306,7 @@ func testBrokenInstallStillDenies(t *testing.T, claude string) {
 // nothing, and neither the model nor the user hears from rodin.
 func TestEditOutsidePlanModeIsSilent(t *testing.T) { eachRelease(t, testEditOutsidePlanModeIsSilent) }
 
-func testEditOutsidePlanModeIsSilent(t *testing.T, claude string) {
+func testEditOutsidePlanModeIsSilent(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
 	var notes string
 	srv.main = []turn{
@@ -306,7 +319,7 @@ func testEditOutsidePlanModeIsSilent(t *testing.T, claude string) {
 		},
 		say("Done."),
 	}
-	s := startSession(t, claude, srv, options{mode: "acceptEdits"})
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits"})
 	srv.mu.Lock()
 	srv.vars["project"] = s.project
 	srv.mu.Unlock()
@@ -326,5 +339,109 @@ func testEditOutsidePlanModeIsSilent(t *testing.T, claude string) {
 	}
 	if p := s.pane(); strings.Contains(p, "[rodin]") || strings.Contains(p, "hook error") {
 		t.Errorf("the user saw a message:\n%s", p)
+	}
+}
+
+// 7. A gate that hangs past its deadline denies (the decision is made to
+// hang with the RODIN_TEST_STALL seam), before Claude Code's timeout.
+func TestHungGateDenies(t *testing.T) { eachRelease(t, testHungGateDenies) }
+
+func testHungGateDenies(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{writePlan, exitPlanMode}
+	s := startSession(t, rel.Path, srv, options{env: []string{"RODIN_TEST_STALL=120s", "RODIN_GATE_DEADLINE=2s"}})
+	s.prompt("Plan the CSV export.")
+	exit := s.waitResult("ExitPlanMode", 0)
+	want := "[rodin] The gate did not decide within 2s, so it denies."
+	if !exit.IsError || !strings.HasPrefix(denyReason(exit.Text), want) {
+		t.Fatalf("ExitPlanMode with a hung gate: is_error=%v %s", exit.IsError, exit.Text)
+	}
+}
+
+// 8. A release older than the oldest supported one (claudecli.Unsupported)
+// does not read plugin.json's engines and loads the plugin: the user is
+// told at session start, and the gate denies every ExitPlanMode, saying
+// why, instead of being silently weaker.
+func TestUnsupportedReleaseDenies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the end-to-end tier in -short mode")
+	}
+	rel, ok := claudecli.Find(t, claudecli.Unsupported)
+	if !ok {
+		return
+	}
+	srv := newServer(t)
+	srv.main = []turn{writePlan, exitPlanMode}
+	s := startSession(t, rel.Path, srv, options{})
+	s.waitPane("the SessionStart systemMessage", 15*time.Second, func(p string) bool {
+		return strings.Contains(p, "[rodin] this Claude Code ("+claudecli.Unsupported+") is older than")
+	})
+	s.prompt("Plan the CSV export.")
+	exit := s.waitResult("ExitPlanMode", 0)
+	want := "[rodin] This Claude Code (" + claudecli.Unsupported + ") is older than 2.1.295, the oldest release rodin supports"
+	if !exit.IsError || !strings.HasPrefix(denyReason(exit.Text), want) {
+		t.Fatalf("ExitPlanMode on %s: is_error=%v %s", claudecli.Unsupported, exit.IsError, exit.Text)
+	}
+	t.Logf("ExitPlanMode result on %s: %s", claudecli.Unsupported, exit.Text)
+}
+
+// 9. The best hook is the one Claude Code never starts: 100 edits of a Go
+// file start no rodin process (hooks.json's if filters), while one edit
+// of a Markdown file does (the control that shows the count works). The
+// hook executable is wrapped, after SessionStart linked it, by a script
+// that counts its starts.
+func TestSourceEditsStartNoHook(t *testing.T) { eachRelease(t, testSourceEditsStartNoHook) }
+
+func testSourceEditsStartNoHook(t *testing.T, rel claudecli.Release) {
+	const edits = 100
+	srv := newServer(t)
+	var project string
+	srv.main = []turn{func(s *server, _ int) []block {
+		return []block{tool("Write", map[string]any{"file_path": filepath.Join(project, "main.go"), "content": "package main\n\n// edit 0\n"})}
+	}}
+	for i := 1; i <= edits; i++ {
+		old, new := fmt.Sprintf("// edit %d", i-1), fmt.Sprintf("// edit %d", i)
+		srv.main = append(srv.main, func(s *server, _ int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, "main.go"), "old_string": old, "new_string": new})}
+		})
+	}
+	srv.main = append(srv.main, func(s *server, _ int) []block {
+		return []block{tool("Write", map[string]any{"file_path": filepath.Join(project, "NOTES.md"), "content": "# Notes\n"})}
+	}, say("Done."))
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits"})
+	project = s.project
+
+	// Wrap the linked executable with a counter.
+	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", "posttooluse"))
+	if len(links) != 1 {
+		t.Fatalf("SessionStart did not link one posttooluse: %v", links)
+	}
+	real, err := filepath.EvalSymlinks(links[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(s.home, "starts")
+	os.Remove(links[0])
+	writeFile(t, links[0], fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real))
+	os.Chmod(links[0], 0o755)
+
+	s.prompt("Edit main.go a hundred times, then write the notes.")
+	if r := s.waitResult("Write", 1); r.IsError {
+		t.Fatalf("the NOTES.md write failed: %s", r.Text)
+	}
+	s.waitStep(edits + 2)
+	for i := 0; i < edits; i++ {
+		if r, ok := srv.result("Edit", i); !ok || r.IsError {
+			t.Fatalf("edit %d of main.go: %+v", i+1, r)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(project, "main.go")); !strings.Contains(string(got), fmt.Sprintf("// edit %d\n", edits)) {
+		t.Fatalf("main.go after the edits:\n%s", got)
+	}
+	b, _ := os.ReadFile(count)
+	if starts := strings.Count(string(b), "start"); starts != 1 {
+		t.Errorf("posttooluse started %d times for 1 Write and %d Edits of main.go and 1 Write of NOTES.md; want 1 (the NOTES.md write)", starts, edits)
+	} else {
+		t.Logf("posttooluse started once: for NOTES.md, not for the Write and %d Edits of main.go", edits)
 	}
 }

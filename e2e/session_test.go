@@ -24,7 +24,8 @@ const apiKey = "sk-ant-api03-rodin-e2e-00000000000000000000000000000000000000000
 
 type options struct {
 	mode       string // --permission-mode
-	noBinaries bool   // a plugin without libexec, and no go on PATH
+	noBinaries bool     // a plugin without libexec, and no go on PATH
+	env        []string // more of Claude Code's environment (KEY=value)
 }
 
 // session is one interactive Claude Code session in tmux, with the plugin
@@ -68,7 +69,7 @@ func builtExecutables(t *testing.T) string {
 // eachRelease runs a scenario on each Claude Code release tested
 // (claudecli.Releases: the current and the oldest supported), as subtests
 // named by the version.
-func eachRelease(t *testing.T, scenario func(t *testing.T, claude string)) {
+func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release)) {
 	if testing.Short() {
 		t.Skip("skipping the end-to-end tier in -short mode")
 	}
@@ -80,7 +81,7 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, claude string)) {
 		if name == "" {
 			name = "RODIN_CLAUDE"
 		}
-		t.Run(name, func(t *testing.T) { scenario(t, r.Path) })
+		t.Run(name, func(t *testing.T) { scenario(t, r) })
 	}
 }
 
@@ -135,6 +136,7 @@ func startSession(t *testing.T, claude string, srv *server, opt options) *sessio
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"RODIN_NOW=2026-11-21T12:00:00Z",
 	}
+	env = append(env, opt.env...)
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "TMPDIR"} {
 		if val := os.Getenv(v); val != "" && !opt.noBinaries {
 			env = append(env, v+"="+val)

@@ -26,6 +26,11 @@ const (
 	Oldest  = "2.1.295"
 )
 
+// Unsupported is the release just before Oldest: it loads the plugin
+// (it does not read engines) without onFailure "block"; the tests show
+// what rodin does there.
+const Unsupported = "2.1.294"
+
 // Release is one Claude Code CLI to test with.
 type Release struct {
 	Version string // "" for RODIN_CLAUDE, whose version is what it is
@@ -80,6 +85,22 @@ func Releases(t testing.TB) []Release {
 		t.Logf("not tested: %s", w)
 	}
 	return out
+}
+
+// Find returns the CLI of one release, or logs why there is none (and the
+// caller skips what needs it). RODIN_CLAUDE, when set, is not that release:
+// it is not found.
+func Find(t testing.TB, version string) (Release, bool) {
+	t.Helper()
+	if os.Getenv("RODIN_CLAUDE") != "" || os.Getenv("RODIN_CLAUDE_VERSION") != "" && os.Getenv("RODIN_CLAUDE_VERSION") != version {
+		t.Skipf("skipping: Claude Code %s is not the release under test", version)
+	}
+	p, why := find(version)
+	if p == "" {
+		t.Skipf("skipping: %s", why)
+		return Release{}, false
+	}
+	return Release{Version: version, Path: p}, true
 }
 
 // Path returns the current release's CLI (or RODIN_CLAUDE, or the one
