@@ -1,6 +1,6 @@
 # Conveniences only: every recipe is a plain command you can run without just.
 
-# Build the hook executables into plugin/bin for this machine.
+# Build the hook executables into plugin/libexec for this machine.
 build:
     go run ./hooks/rodin build
 
@@ -35,6 +35,11 @@ fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzSeal$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzLookup$' -fuzztime {{time}} ./pkg/hookio
     go test -run '^$' -fuzz '^FuzzStringField$' -fuzztime {{time}} ./pkg/hookio
+
+# Capture the hook inputs of a real session on each pinned Claude Code
+# release into testdata/fixtures/claude-code-<version> (replayed by the tests).
+capture:
+    RODIN_CAPTURE="$PWD/testdata/fixtures" go test -count=1 -run TestCapture -v ./e2e
 
 # Update testscript golden files after an intended change.
 update:
