@@ -23,7 +23,7 @@ import (
 const apiKey = "sk-ant-api03-rodin-e2e-00000000000000000000000000000000000000000000000000000000000000000000000000-AAAAAAAA"
 
 type options struct {
-	mode       string // --permission-mode
+	mode       string   // --permission-mode
 	noBinaries bool     // a plugin without libexec, and no go on PATH
 	env        []string // more of Claude Code's environment (KEY=value)
 }
