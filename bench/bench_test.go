@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -44,6 +46,7 @@ func TestMain(m *testing.M) {
 // fixture is everything the cases run against, built once.
 type fixture struct {
 	root, home, project, plans string
+	plugin                     string // the plugin as installed: plugin/ with the release executables in libexec
 	many                       string // a HOME whose plans directory holds 2,000 plan files
 	bin                        map[string]string
 	shellPre, shellPost        string            // the reference hooks, "" when absent
@@ -84,7 +87,7 @@ func build() (*fixture, error) {
 	}
 	// Built as releases are, floor included.
 	modRoot, _ := filepath.Abs("..")
-	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./bench/peakrss"}
+	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./hooks/rodin", "./bench/peakrss"}
 	host := [][2]string{{runtime.GOOS, runtime.GOARCH}}
 	if err := release.Build(modRoot, filepath.Join(root, "bin"), pkgs, host, io.Discard); err != nil {
 		return nil, err
@@ -138,6 +141,9 @@ func build() (*fixture, error) {
 	if d := os.Getenv("RODIN_SHARED_DIR"); d != "" {
 		ref = filepath.Join(d, "reference")
 	}
+	if err := installPlugin(f, modRoot); err != nil {
+		return nil, err
+	}
 	if pre, err := os.ReadFile(filepath.Join(ref, "pre_tool_use.sh")); err == nil {
 		if _, err := exec.LookPath("jq"); err == nil {
 			f.shellPre = filepath.Join(root, "bin", "pre_tool_use.sh")
@@ -146,6 +152,60 @@ func build() (*fixture, error) {
 		}
 	}
 	return f, nil
+}
+
+// installPlugin lays out the plugin as Claude Code installs it, with the
+// release executables, and runs its SessionStart hook the way hooks.json
+// says, so that the tool-call hooks below start exactly what Claude Code
+// starts.
+func installPlugin(f *fixture, modRoot string) error {
+	f.plugin = filepath.Join(f.root, "plugin")
+	if err := release.CopyTree(filepath.Join(modRoot, "plugin"), f.plugin, "libexec"); err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Join(f.plugin, "libexec"), 0o755)
+	for _, name := range release.Executables {
+		b, err := os.ReadFile(f.bin[name])
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(f.plugin, "libexec", filepath.Base(f.bin[name])), b, 0o755); err != nil {
+			return err
+		}
+	}
+	argv, err := hookCommand(f, `hooks.SessionStart.0.hooks.0`)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"HOME=" + f.home, "PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + f.plugin, "CLAUDE_PLUGIN_DATA=" + dataDir}
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		return fmt.Errorf("the plugin's SessionStart hook: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// hookCommand is the process Claude Code starts for the hooks.json entry
+// at path (a gjson path): placeholders filled in; exec form (command and
+// args) started directly, shell form through /bin/sh -c.
+func hookCommand(f *fixture, path string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(f.plugin, "hooks", "hooks.json"))
+	if err != nil {
+		return nil, err
+	}
+	h := gjson.GetBytes(b, path)
+	if !h.Exists() {
+		return nil, fmt.Errorf("hooks.json has no %s", path)
+	}
+	fill := strings.NewReplacer("${CLAUDE_PLUGIN_ROOT}", f.plugin, "${CLAUDE_PLUGIN_DATA}", dataDir).Replace
+	if !h.Get("args").IsArray() {
+		return []string{"/bin/sh", "-c", h.Get("command").String()}, nil
+	}
+	argv := []string{fill(h.Get("command").String())}
+	for _, a := range h.Get("args").Array() {
+		argv = append(argv, fill(a.String()))
+	}
+	return argv, nil
 }
 
 // makePlan is a realistic plan of about n bytes: headings, steps, a code
@@ -231,6 +291,14 @@ func exitInput(path string, withPath bool, sess string) []byte {
 }
 
 const (
+	hjB     = "hooks.json (b): Edit of a 10 KB plan"
+	hjC     = "hooks.json (c): verdict signal recorded"
+	hjD     = "hooks.json (d): ExitPlanMode, 10 KB passing plan"
+	shFloor = "floor through /bin/sh -c"
+	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
+	oldB    = "0.1.0 (b): the same, 10 KB plan edit"
+	oldD    = "0.1.0 (d): /bin/sh -c 'sh launcher hook pretooluse', 10 KB gate"
+
 	noSeal10KB = "(d) pre: 10 KB, no seal (full parse)"
 	noSeal1MB  = "(e) pre: 1 MB, no seal (full parse)"
 	noSeal10MB = "(e) pre: 10 MB, no seal (full parse)"
@@ -248,6 +316,18 @@ func cases(f *fixture) []hookCase {
 	resetPending := func() { os.WriteFile(pend, pendText, 0o644) }
 	resetSignal()
 	go_ := func(name string) []string { return []string{f.bin[name]} }
+	hook := func(path string) []string {
+		argv, err := hookCommand(f, path)
+		if err != nil {
+			panic(err)
+		}
+		return argv
+	}
+	postEdit, pre := hook(`hooks.PostToolUse.#(matcher=="Edit").hooks.0`), hook(`hooks.PreToolUse.#(matcher=="ExitPlanMode").hooks.0`)
+	// How 0.1.0 registered its hooks: through the launcher, in a shell.
+	launcher := func(name string) []string {
+		return []string{"/bin/sh", "-c", `sh "` + filepath.Join(f.plugin, "bin", "rodin") + `" hook ` + name}
+	}
 
 	cs := []hookCase{
 		{name: "floor", cmd: go_("floor"), stdin: postInput("default", src), home: f.home},
@@ -262,6 +342,15 @@ func cases(f *fixture) []hookCase {
 		{name: noSeal10KB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10KB"], true, session+"-10KB"), home: f.home},
 		{name: noSeal1MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["1MB"], true, session+"-1MB"), home: f.home},
 		{name: noSeal10MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10MB"], true, session+"-10MB"), home: f.home},
+
+		// What users pay: the command lines hooks.json really runs.
+		{name: hjB, cmd: postEdit, stdin: postInput("plan", pend), home: f.home},
+		{name: hjC, cmd: postEdit, stdin: postInput("plan", signal), home: f.home, before: resetSignal},
+		{name: hjD, cmd: pre, stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
+		{name: shFloor, cmd: []string{"/bin/sh", "-c", f.bin["floor"]}, stdin: postInput("default", src), home: f.home},
+		{name: oldA, cmd: launcher("posttooluse"), stdin: postInput("default", src), home: f.home},
+		{name: oldB, cmd: launcher("posttooluse"), stdin: postInput("plan", pend), home: f.home},
+		{name: oldD, cmd: launcher("pretooluse"), stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
 	}
 	if f.shellPost != "" {
 		cs = append(cs,
@@ -300,7 +389,7 @@ func command(c hookCase, argv []string) *exec.Cmd {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = fix.project
-	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z", "CLAUDE_PLUGIN_DATA=" + dataDir}
+	cmd.Env = []string{"HOME=" + c.home, "PATH=" + os.Getenv("PATH"), "RODIN_NOW=2026-11-21T12:00:00Z", "CLAUDE_PLUGIN_DATA=" + dataDir, "CLAUDE_PLUGIN_ROOT=" + fix.plugin}
 	cmd.Stdin = stdinFile(c)
 	return cmd
 }
@@ -401,6 +490,13 @@ func BenchmarkTable(b *testing.B) {
 				fmt.Printf("| %s | %.2f ms | %.2f ms | %.0f× |\n", pair[0][:3], ms(med[pair[0]]), ms(med[pair[1]]), float64(med[pair[1]])/float64(med[pair[0]]))
 			}
 		}
+		fmt.Printf("\nthrough the command lines hooks.json runs (exec form: Claude Code starts the linked executable directly):\n")
+		fmt.Printf("(a) Edit of a source file: no process (the if filter; counted in the e2e tier)\n")
+		for _, n := range []string{hjB, hjC, hjD} {
+			fmt.Printf("%s: %.2f ms, %.2f× the floor started the same way\n", n, ms(med[n]), float64(med[n])/float64(floor))
+		}
+		fmt.Printf("0.1.0's command lines, against the floor through /bin/sh -c (%.2f ms): (a) %.2f ms %.2f×, (b) %.2f ms %.2f×, (d) %.2f ms %.2f×\n",
+			ms(med[shFloor]), ms(med[oldA]), float64(med[oldA])/float64(med[shFloor]), ms(med[oldB]), float64(med[oldB])/float64(med[shFloor]), ms(med[oldD]), float64(med[oldD])/float64(med[shFloor]))
 		m1, m10 := med["(e) pre: ExitPlanMode, 1 MB passing plan"], med["(e) pre: ExitPlanMode, 10 MB"]
 		fmt.Printf("\nplan size: 10 KB %.2f ms, 100 KB %.2f ms, 1 MB %.2f ms, 10 MB %.2f ms; 10 MB / 1 MB = %.1f×\n",
 			ms(med["(d) pre: ExitPlanMode, 10 KB passing plan"]), ms(med["(e) pre: ExitPlanMode, 100 KB"]), ms(m1), ms(m10), float64(m10)/float64(m1))
