@@ -21,15 +21,14 @@ import (
 
 // The releases rodin is tested against; testdata/fixtures/claude-code-<v>
 // holds the hook inputs captured from each (just capture).
+// Unsupported is the release just before Oldest: it loads the plugin (it
+// does not read engines) and has no onFailure "block"; the tests show what
+// rodin does there. .ci/run installs all three.
 const (
-	Current = "2.1.330"
-	Oldest  = "2.1.295"
+	Current     = "2.1.330"
+	Oldest      = "2.1.295"
+	Unsupported = "2.1.294"
 )
-
-// Unsupported is the release just before Oldest: it loads the plugin
-// (it does not read engines) without onFailure "block"; the tests show
-// what rodin does there.
-const Unsupported = "2.1.294"
 
 // Release is one Claude Code CLI to test with.
 type Release struct {
