@@ -182,6 +182,7 @@ func testSkillPassReachesApproval(t *testing.T, rel claudecli.Release) {
 	if !strings.Contains(pane, "Ready to code?") {
 		t.Errorf("the approval dialog does not show the plan:\n%s", pane)
 	}
+	t.Logf("Claude Code %s, the approval dialog:\n%s", rel.Version, dialogText(pane, "Would you like to proceed"))
 	// On the current release the subagents ran in the background: the
 	// Agent tool answered at once, and rodin completed each run from its
 	// SubagentStop.

@@ -33,7 +33,12 @@ func recorded(e *env, command string, args []string) (string, *planfile.Doc, evi
 	if err != nil {
 		return "", nil, evidence.Log{}, err
 	}
-	session := d.Trailer().Session
+	// In the Bash tool, the session is Claude Code's own (the one the hooks
+	// record under); in a terminal, the one the plan's marker names.
+	session := e.getenv("CLAUDE_CODE_SESSION_ID")
+	if session == "" {
+		session = d.Trailer().Session
+	}
 	if session == "" {
 		return "", nil, evidence.Log{}, withHint(fmt.Errorf("%s has no session marker yet", path), "edit the plan once in plan mode so rodin's hook marks it, then run this again")
 	}
