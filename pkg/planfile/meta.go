@@ -3,7 +3,6 @@ package planfile
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -114,87 +113,6 @@ func (v Verdict) Encode() string {
 	return string(append(b, '}'))
 }
 
-// CriticRun is the value of a `rodin:critic=` line: what the hooks saw of
-// the latest completed rodin:critic run.
-type CriticRun struct {
-	Plan     string // digest of the plan content the prompt held, "" when it did not hold the current one
-	GapsSeen bool   // the prompt held text from the gaps block
-	Findings string // digest of the findings as parsed (see assess.FindingsDigest), "" when unparseable
-	High     int
-	Medium   int
-	Low      int
-	TS       string
-}
-
-// Encode returns r as compact JSON.
-func (r CriticRun) Encode() string {
-	b := []byte(`{"plan":`)
-	b = appendJSONString(b, r.Plan)
-	b = append(b, `,"gaps_seen":`...)
-	b = strconv.AppendBool(b, r.GapsSeen)
-	b = append(b, `,"findings":`...)
-	b = appendJSONString(b, r.Findings)
-	b = append(b, `,"high":`...)
-	b = strconv.AppendInt(b, int64(r.High), 10)
-	b = append(b, `,"medium":`...)
-	b = strconv.AppendInt(b, int64(r.Medium), 10)
-	b = append(b, `,"low":`...)
-	b = strconv.AppendInt(b, int64(r.Low), 10)
-	b = append(b, `,"ts":`...)
-	b = appendJSONString(b, r.TS)
-	return string(append(b, '}'))
-}
-
-// ParseCriticRun reads a critic record; fields of another type read as zero.
-func ParseCriticRun(raw string) (CriticRun, error) {
-	obj, err := object(raw)
-	if err != nil {
-		return CriticRun{}, err
-	}
-	return CriticRun{
-		Plan: obj.Get("plan").String(), GapsSeen: obj.Get("gaps_seen").Bool(), Findings: obj.Get("findings").String(),
-		High: int(obj.Get("high").Int()), Medium: int(obj.Get("medium").Int()), Low: int(obj.Get("low").Int()),
-		TS: obj.Get("ts").String(),
-	}, nil
-}
-
-// ValidatorRun is the value of a `rodin:validator=` line: what the hooks
-// saw of the latest completed rodin:validator run.
-type ValidatorRun struct {
-	Gaps     string // digest of the gaps content the prompt held, "" when it did not hold the current one
-	Findings string // digest of the findings the prompt held, as parsed
-	Verdict  string // pass, fail, or "" when its answer could not be parsed
-	Reason   string
-	TS       string
-}
-
-// Encode returns r as compact JSON that cannot end the comment it sits in.
-func (r ValidatorRun) Encode() string {
-	b := []byte(`{"gaps":`)
-	b = appendJSONString(b, r.Gaps)
-	b = append(b, `,"findings":`...)
-	b = appendJSONString(b, r.Findings)
-	b = append(b, `,"verdict":`...)
-	b = appendJSONString(b, r.Verdict)
-	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, r.Reason)
-	b = append(b, `,"ts":`...)
-	b = appendJSONString(b, r.TS)
-	return string(append(b, '}'))
-}
-
-// ParseValidatorRun reads a validator record.
-func ParseValidatorRun(raw string) (ValidatorRun, error) {
-	obj, err := object(raw)
-	if err != nil {
-		return ValidatorRun{}, err
-	}
-	return ValidatorRun{
-		Gaps: obj.Get("gaps").String(), Findings: obj.Get("findings").String(),
-		Verdict: obj.Get("verdict").String(), Reason: obj.Get("reason").String(), TS: obj.Get("ts").String(),
-	}, nil
-}
-
 // appendJSONString appends s as a JSON string. Besides what JSON requires it
 // escapes <, > and & (so no value can close or open an HTML comment) and the
 // line separators U+2028 and U+2029; invalid UTF-8 becomes U+FFFD.
@@ -271,8 +189,6 @@ func (d *Doc) Render(t Trailer) ([]byte, error) {
 		{"plan:hash", t.PlanHash},
 		{"gaps:hash", t.GapsHash},
 		{"validation", t.Validation},
-		{"critic", t.Critic},
-		{"validator", t.Validator},
 	} {
 		if m.value != "" {
 			out = append(out, markerOpen+m.key+"="+m.value+markerClose+nl...)

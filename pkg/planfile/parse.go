@@ -257,6 +257,7 @@ func (s *scan) markHTMLLine(off int) {
 // metaLine is a line read as a rodin metadata line.
 type metaLine struct {
 	kind     kind // kindUnknown for keys this version does not know
+	key      string
 	value    string
 	hasValue bool
 	problem  string // set when the line is not exactly one comment
@@ -276,13 +277,17 @@ func readMeta(text []byte) (m metaLine, ok bool) {
 	key, value, hasValue := strings.Cut(inner[len(markerOpen):], "=")
 	k, known := keyKinds[key]
 	if !known {
-		return metaLine{kind: kindUnknown}, true
+		return metaLine{kind: kindUnknown, key: key}, true
 	}
-	return metaLine{kind: k, value: value, hasValue: hasValue}, true
+	return metaLine{kind: k, key: key, value: value, hasValue: hasValue}, true
 }
 
 // set records m on its line.
 func (m metaLine) set(l *line) {
 	l.isMetaLine = true
 	l.kind, l.value, l.hasValue = m.kind, m.value, m.hasValue
+	l.broken = m.problem != ""
+	if m.kind == kindUnknown {
+		l.value = m.key // for the problem that names it
+	}
 }

@@ -31,8 +31,8 @@ const (
 	kindPlanHash               // <!-- rodin:plan:hash=<hex> -->
 	kindGapsHash               // <!-- rodin:gaps:hash=<hex> -->
 	kindValidation             // <!-- rodin:validation=<json> -->
-	kindCritic                 // <!-- rodin:critic=<json> -->: the critic run the hooks observed
-	kindValidator              // <!-- rodin:validator=<json> -->: the validator run the hooks observed
+	kindCritic                 // <!-- rodin:critic=… -->: rodin 0.1's run record, now malformed
+	kindValidator              // <!-- rodin:validator=… -->: likewise
 	kindSeal                   // <!-- rodin:seal=<hex> -->: see seal.go
 	kindSignal                 // <!-- rodin:verdict:signal=<json> -->
 	kindUnknown                // <!-- rodin:<key> --> of a key this version does not know
@@ -67,6 +67,7 @@ type line struct {
 	hasValue    bool
 	inGapsBlock bool // strictly between the markers of a well-formed gaps block
 	isMetaLine  bool // a rodin metadata line (any key)
+	broken      bool // a rodin line that is not exactly one comment (its problem is recorded)
 }
 
 // Doc is a parsed plan file.
@@ -109,8 +110,6 @@ type Trailer struct {
 	PlanHash   string
 	GapsHash   string
 	Validation string // compact JSON
-	Critic     string // compact JSON, see CriticRun
-	Validator  string // compact JSON, see ValidatorRun
 }
 
 // Parse reads a plan file. It never fails: problems with the markers are
@@ -213,7 +212,18 @@ func (d *Doc) structure() {
 		if l.kind == kindUnknown {
 			if inside {
 				l.isMetaLine = false // gaps text: the gaps content is every line between the markers
+				continue
 			}
+			// It would read as metadata, so it is outside the digests: a way
+			// to carry unassessed text past them.
+			if l.broken {
+				continue
+			}
+			d.problem(i, "an unknown `rodin:%s` line: it would carry text past the digests; delete it, or write it without `<!-- rodin:`", oneLineKey(l.value))
+			continue
+		}
+		if l.kind == kindCritic || l.kind == kindValidator {
+			d.problem(i, "a `rodin:%s` line: rodin no longer keeps run records in the plan file (they are kept where the agent's tools do not write); delete the line", keyOf(l.kind))
 			continue
 		}
 		if inside {
@@ -240,12 +250,6 @@ func (d *Doc) structure() {
 		case kindValidation:
 			if _, err := ParseValidation(l.value); err != nil {
 				d.problem(i, "the validation value is not valid: %v", err)
-				continue
-			}
-			d.setOnce(i, d.field(l.kind), l.value)
-		case kindCritic, kindValidator:
-			if _, err := object(l.value); err != nil {
-				d.problem(i, "the %s value is not valid: %v", keyOf(l.kind), err)
 				continue
 			}
 			d.setOnce(i, d.field(l.kind), l.value)
@@ -306,10 +310,6 @@ func (d *Doc) field(k kind) *string {
 		return &d.meta.GapsHash
 	case kindValidation:
 		return &d.meta.Validation
-	case kindCritic:
-		return &d.meta.Critic
-	case kindValidator:
-		return &d.meta.Validator
 	case kindSeal:
 		return &d.seal
 	}
@@ -507,4 +507,18 @@ func Digest(text []byte) string {
 	h.Write(bytes.TrimRight(text, "\n"))
 	h.Write([]byte{'\n'})
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// oneLineKey is an unknown key as a problem quotes it: short, and without
+// what could break the message.
+func oneLineKey(k string) string {
+	if len(k) > 40 {
+		k = k[:40] + "…"
+	}
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == '`' {
+			return '?'
+		}
+		return r
+	}, k)
 }

@@ -81,9 +81,18 @@ func TestParse(t *testing.T) {
 		in:   "```\n<!-- rodin:session=a -->\n```\n\n    <!-- rodin:session=b -->\n\nx <!-- rodin:session=c -->\n",
 		want: summary{Plan: "```\n<!-- rodin:session=a -->\n```\n\n    <!-- rodin:session=b -->\n\nx <!-- rodin:session=c -->\n"},
 	}, {
-		name: "unknown keys: excluded from the plan, kept in the gaps",
+		name: "unknown keys: malformed outside the gaps, gaps text inside",
 		in:   "a\n<!-- rodin:future=1 -->\n<!-- rodin:gaps:start -->\n<!-- rodin:note -->\n<!-- rodin:gaps:end -->\n",
-		want: summary{Plan: "a\n", Gaps: "<!-- rodin:note -->\n", GapsBlock: true},
+		want: summary{Plan: "a\n", Gaps: "<!-- rodin:note -->\n", GapsBlock: true, Problems: []string{
+			"line 2: an unknown `rodin:future` line: it would carry text past the digests; delete it, or write it without `<!-- rodin:`",
+		}},
+	}, {
+		name: "run records of rodin 0.1 are malformed",
+		in:   "a\n<!-- rodin:critic={} -->\n<!-- rodin:validator={} -->\n",
+		want: summary{Plan: "a\n", Problems: []string{
+			"line 2: a `rodin:critic` line: rodin no longer keeps run records in the plan file (they are kept where the agent's tools do not write); delete the line",
+			"line 3: a `rodin:validator` line: rodin no longer keeps run records in the plan file (they are kept where the agent's tools do not write); delete the line",
+		}},
 	}, {
 		name: "marker in a list item's HTML block counts",
 		in:   "- item\n\n  <!-- rodin:session=s-1 -->\n",
@@ -224,12 +233,12 @@ func TestRenderRoundTrip(t *testing.T) {
 // The body is copied byte for byte: only managed lines move, and trailing
 // empty lines before them are dropped.
 func TestRenderKeepsBody(t *testing.T) {
-	in := "# P\n<!-- rodin:session=old -->\n  odd   spacing\t\n<!-- rodin:x=unknown -->\n<!-- rodin:verdict:signal={} -->\n\n\n"
+	in := "# P\n<!-- rodin:session=old -->\n  odd   spacing\t\n<!-- a comment -->\n<!-- rodin:verdict:signal={} -->\n\n\n"
 	out, err := Parse([]byte(in)).Render(Trailer{Session: "new"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "# P\n  odd   spacing\t\n<!-- rodin:x=unknown -->\n\n<!-- rodin:session=new -->\n"
+	want := "# P\n  odd   spacing\t\n<!-- a comment -->\n\n<!-- rodin:session=new -->\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}

@@ -61,7 +61,7 @@ func sealedRendering(t *testing.T, src string) (string, bool) {
 		return "", false
 	}
 	out, err := d.Render(Trailer{Session: "s-1", PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
-		Validation: Validation{Status: StatusPass, Reason: "ok", TS: "2026-11-21T12:00:00Z"}.Encode(), Critic: `{"plan":"x"}`})
+		Validation: Validation{Status: StatusPass, Reason: "ok", TS: "2026-11-21T12:00:00Z"}.Encode()})
 	if err != nil {
 		return "", false
 	}
@@ -81,7 +81,7 @@ var trailerEdits = map[string]func(string) string{
 	"validation removed":    inTrailer(func(t string) string { return cutLine(t, "<!-- rodin:validation=") }),
 	"validation to pending": inTrailer(func(t string) string { return strings.Replace(t, `"status":"pass"`, `"status":"pending"`, 1) }),
 	"validation bad JSON":   inTrailer(func(t string) string { return strings.Replace(t, `{"status":"pass"`, `{"status":pass"`, 1) }),
-	"critic removed":        inTrailer(func(t string) string { return cutLine(t, "<!-- rodin:critic=") }),
+	"critic appended":       func(s string) string { return s + "<!-- rodin:critic={} -->\n" },
 	"plan hash changed":     inTrailer(func(t string) string { return replaceValue(t, "plan:hash", strings.Repeat("ab", 32)) }),
 	"gaps hash changed":     inTrailer(func(t string) string { return replaceValue(t, "gaps:hash", strings.Repeat("cd", 32)) }),
 	"plan hash bad":         inTrailer(func(t string) string { return replaceValue(t, "plan:hash", "XYZ") }),
@@ -156,7 +156,7 @@ func replaceValue(s, key, value string) string {
 // alone, and never on the others.
 func TestSealAgreesWithFullParse(t *testing.T) {
 	mustSeal := map[string]bool{"unchanged": true, "signal appended": true, "blank lines appended": true,
-		"validation to pending": true, "critic removed": true, "no blank before": true}
+		"validation to pending": true, "no blank before": true}
 	mustNotSeal := map[string]bool{"plan hash changed": true, "gaps hash changed": true, "plan hash bad": true,
 		"seal bad": true, "second seal": true, "spaces appended": true, "text appended": true, "unknown key appended": true,
 		"gaps end appended": true, "gaps block appended": true, "indented trailer line": true,
