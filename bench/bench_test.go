@@ -231,8 +231,6 @@ func withTrailer(plan, sess, status string) string {
 	const ts = "2026-11-21T12:00:00Z"
 	const findings = "### FINDING-1: Redis outage\n- **Severity**: high\n- **Description**: No fallback.\n"
 	d := planfile.Parse([]byte(plan))
-	critic := provenance.Launch(d, provenance.CriticAgent, "Assess this plan.\n\n"+string(d.PlanContent()), "", ts)
-	validator := provenance.Launch(d, provenance.ValidatorAgent, "## Gaps\n\n"+string(d.GapsContent())+"\n## Findings\n\n"+findings, "", ts)
 	getenv := func(k string) string {
 		if k == "CLAUDE_PLUGIN_DATA" {
 			return dataDir
@@ -240,7 +238,9 @@ func withTrailer(plan, sess, status string) string {
 		return ""
 	}
 	err := evidence.Update(evidence.Path(getenv, sess), func(log *evidence.Log) bool {
+		critic := provenance.Launch(d, log, provenance.CriticAgent, provenance.CriticPrompt(d), "", ts)
 		provenance.Finish(log, "a1", critic, findings, ts)
+		validator := provenance.Launch(d, log, provenance.ValidatorAgent, provenance.ValidatorPrompt(d, []string{findings}), "", ts)
 		provenance.Finish(log, "a2", validator, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts)
 		return true
 	})

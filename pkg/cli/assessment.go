@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -22,10 +23,6 @@ import (
 // stays in one turn: the skill's allowed-tools hold only during the turn,
 // and a model that ended its turn to wait would be asked for permission on
 // its next rodin command.
-
-// CriticPreamble starts the critic's prompt; the plan follows after a blank
-// line (SPEC section 6).
-const CriticPreamble = "Assess this plan."
 
 // recorded reads PLAN and the evidence of the session its marker names.
 func recorded(e *env, command string, args []string) (string, *planfile.Doc, evidence.Log, error) {
@@ -96,22 +93,44 @@ func runPrompt(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s\n\n%s", CriticPreamble, canonical(d.PlanContent()))
+		io.WriteString(e.stdout, provenance.CriticPrompt(d))
 		return nil
 	}
 	path, d, log, err := awaited(e, "prompt", args[1:], provenance.CriticAgent)
 	if err != nil {
 		return err
 	}
-	c, err := latestCritic(path, d, log)
+	runs, err := criticsOn(path, d, log)
 	if err != nil {
 		return err
 	}
-	if c.Answer == "" {
-		return withHint(errors.New("the latest critic answer was too long to keep"), "ask the critic again for a shorter answer")
+	answers := make([]string, len(runs))
+	for i, r := range runs {
+		if r.Answer == "" {
+			return withHint(errors.New("a critic answer on this plan was too long to keep (over 48 KiB)"), "edit the plan, then run the critic again")
+		}
+		answers[i] = r.Answer
 	}
-	fmt.Fprintf(e.stdout, "## Gaps\n\n%s\n## Findings\n\n%s", canonical(d.GapsContent()), canonical([]byte(c.Answer)))
+	io.WriteString(e.stdout, provenance.ValidatorPrompt(d, answers))
 	return nil
+}
+
+// criticsOn are the finished critic runs on the plan as it stands whose
+// answers parse: the ones the validator must see.
+func criticsOn(path string, d *planfile.Doc, log evidence.Log) ([]evidence.CriticRun, error) {
+	if _, err := latestCritic(path, d, log); err != nil {
+		return nil, err
+	}
+	var runs []evidence.CriticRun
+	for _, r := range log.CriticsOn(d.PlanDigest()) {
+		if r.Findings != "" {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, withHint(errors.New("no critic answer on the plan as it stands could be parsed"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
+	}
+	return runs, nil
 }
 
 // latestCritic is the latest finished critic run, when it assessed the plan
@@ -125,7 +144,7 @@ func latestCritic(path string, d *planfile.Doc, log evidence.Log) (evidence.Crit
 	case !ok:
 		return c, withHint(fmt.Errorf("no critic run was recorded for %s", path), "launch the rodin:critic agent with the output of `rodin prompt critic` as its prompt")
 	case c.Plan != d.PlanDigest():
-		return c, withHint(errors.New("the latest critic run did not assess the plan as it stands"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
+		return c, withHint(errors.New("the latest critic run did not assess the plan as it stands (its prompt must be exactly `rodin prompt critic` output)"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
 	}
 	return c, nil
 }

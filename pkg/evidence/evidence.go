@@ -34,7 +34,11 @@ const MaxSize = 1 << 20
 
 const (
 	maxLaunches = 16 // runs launched and not finished yet, per session
-	maxRuns     = 16 // finished runs of each agent, per session
+	maxRuns     = 16 // finished validator and leakage runs, per session
+	// MaxCritics bounds the critic runs kept per session. Runs on other
+	// plans go first: every run on the plan as it stands must stay, or a
+	// re-rolled critic could push an inconvenient answer out.
+	MaxCritics = 64
 )
 
 // MaxAnswer bounds the critic answer kept with a run; a longer one is kept
@@ -44,7 +48,7 @@ const MaxAnswer = 48 << 10
 // CriticRun is what the hooks saw of one rodin:critic run.
 type CriticRun struct {
 	AgentID  string `json:"agent_id,omitempty"`
-	Plan     string `json:"plan"`      // digest of the plan content the prompt held; "" when it held no plan as it stood
+	Plan     string `json:"plan"`      // the plan digest when the prompt was exactly `rodin prompt critic` output; else ""
 	GapsSeen bool   `json:"gaps_seen"` // the prompt held text from the gaps block
 	Model    string `json:"model,omitempty"`
 	Findings string `json:"findings"`         // digest of the findings as parsed; "" when unparseable
@@ -57,9 +61,10 @@ type CriticRun struct {
 
 // ValidatorRun is what the hooks saw of one rodin:validator run.
 type ValidatorRun struct {
-	AgentID  string `json:"agent_id,omitempty"`
-	Gaps     string `json:"gaps"`     // digest of the gaps content the prompt held; "" when it did not hold them as they stood
-	Findings string `json:"findings"` // digest of the findings the prompt held, as parsed
+	AgentID  string   `json:"agent_id,omitempty"`
+	Gaps     string   `json:"gaps"`              // the gaps digest when the prompt was exactly `rodin prompt validator` output; else ""
+	Critics  []string `json:"critics,omitempty"` // with Gaps: the critic runs whose answers the prompt held
+	Findings string   `json:"findings"`          // digest of the findings the prompt held, as parsed
 	Model    string `json:"model,omitempty"`
 	Verdict  string `json:"verdict"` // pass, fail, or "" when the answer could not be parsed
 	Reason   string `json:"reason"`
@@ -91,6 +96,7 @@ type Log struct {
 	Critics    []CriticRun       `json:"critics,omitempty"`
 	Validators []ValidatorRun    `json:"validators,omitempty"`
 	Leakage    []LeakageRun      `json:"leakage,omitempty"`
+	Overflowed string            `json:"overflowed,omitempty"` // a plan digest with more than MaxCritics critic runs
 }
 
 // LastCritic is the critic run that finished last, if any.
@@ -132,6 +138,24 @@ func (l *Log) Finished(id string) bool {
 	return false
 }
 
+// SetModel marks the finished run of agent id as run with a model
+// override, and reports whether it changed anything.
+func (l *Log) SetModel(id, model string) bool {
+	for i := range l.Critics {
+		if l.Critics[i].AgentID == id && l.Critics[i].Model != model {
+			l.Critics[i].Model = model
+			return true
+		}
+	}
+	for i := range l.Validators {
+		if l.Validators[i].AgentID == id && l.Validators[i].Model != model {
+			l.Validators[i].Model = model
+			return true
+		}
+	}
+	return false
+}
+
 // AddLeakage appends a finished leakage-detector run.
 func (l *Log) AddLeakage(r LeakageRun) {
 	delete(l.Launches, r.AgentID)
@@ -141,13 +165,36 @@ func (l *Log) AddLeakage(r LeakageRun) {
 	}
 }
 
-// AddCritic appends a finished critic run, keeping the newest maxRuns.
+// AddCritic appends a finished critic run. Past MaxCritics it drops the
+// oldest run on another plan; when every run is on the same plan, it keeps
+// them all and marks the log Overflowed for that plan instead.
 func (l *Log) AddCritic(r CriticRun) {
 	delete(l.Launches, r.AgentID)
 	l.Critics = append(l.Critics, r)
-	if n := len(l.Critics); n > maxRuns {
-		l.Critics = l.Critics[n-maxRuns:]
+	for len(l.Critics) > MaxCritics {
+		i := 0
+		for i < len(l.Critics) && l.Critics[i].Plan == r.Plan {
+			i++
+		}
+		if i == len(l.Critics) {
+			l.Overflowed = r.Plan
+			l.Critics = l.Critics[1:]
+			continue
+		}
+		l.Critics = append(l.Critics[:i], l.Critics[i+1:]...)
 	}
+}
+
+// CriticsOn are the finished critic runs on plan digest plan, in the order
+// they finished.
+func (l *Log) CriticsOn(plan string) []CriticRun {
+	var out []CriticRun
+	for _, r := range l.Critics {
+		if plan != "" && r.Plan == plan {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // AddValidator appends a finished validator run, keeping the newest maxRuns.

@@ -36,13 +36,15 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	}
 	store := evidence.Path(getenv, in.SessionID())
 	ts := Now(getenv).UTC().Format(time.RFC3339)
-	launch := provenance.Launch(doc, agent, prompt, model, ts)
 
 	var note string
 	err := evidence.Update(store, func(log *evidence.Log) bool {
 		if log.Finished(id) {
-			return false // its SubagentStop came first and recorded it
+			// Its SubagentStop came first and recorded it from the
+			// transcript, which does not tell a model override.
+			return model != "" && log.SetModel(id, model)
 		}
+		launch := provenance.Launch(doc, log, agent, prompt, model, ts)
 		if status == "async_launched" {
 			log.AddLaunch(id, launch)
 			return true
@@ -85,25 +87,27 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	if log.Finished(id) {
 		return hookio.PostOutcome{}
 	}
-	launch, launched := log.Launches[id]
-	if !launched {
+	var prompt string
+	var doc *planfile.Doc
+	if _, launched := log.Launches[id]; !launched {
 		transcript, _, _ := in.Field("agent_transcript_path")
-		prompt, err := FirstPrompt(transcript)
-		if err != nil {
+		if prompt, err = FirstPrompt(transcript); err != nil {
 			return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: its prompt is not readable (%v).", agent, err)}
 		}
-		_, doc, _ := sessionPlan(in, getenv, agent)
-		if doc == nil {
+		if _, doc, _ = sessionPlan(in, getenv, agent); doc == nil {
 			return hookio.PostOutcome{}
 		}
-		launch = provenance.Launch(doc, agent, prompt, "", ts)
 	}
 	err = evidence.Update(store, func(log *evidence.Log) bool {
 		if log.Finished(id) {
 			return false
 		}
-		if l, ok := log.Launches[id]; ok {
-			launch = l
+		launch, ok := log.Launches[id]
+		if !ok {
+			if doc == nil {
+				return false // the launch went away meanwhile (dropped past the bound)
+			}
+			launch = provenance.Launch(doc, log, agent, prompt, "", ts)
 		}
 		provenance.Finish(log, id, launch, answer, ts)
 		return true

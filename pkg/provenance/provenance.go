@@ -5,12 +5,15 @@
 // signal proves an assessment happened. So the hooks also watch the Agent
 // tool and SubagentStop: what each rodin:critic and rodin:validator run was
 // given and what it answered goes into the session's evidence (package
-// evidence), outside the plan file. A verdict counts only when the chain
-// holds: a critic ran on the plan as it stands without seeing the gaps, and
-// a validator, given the gaps as they stand and exactly that critic's
-// findings, reached the same verdict. The signal and the gate check the same
-// chain (Check). RODIN_PROVENANCE=off turns this off for other
-// orchestrations.
+// evidence), outside the plan file. A prompt counts only when it is exactly
+// what rodin prints for it (CriticPrompt, ValidatorPrompt), so a prompt
+// that merely contains the plan, or adds instructions, backs nothing. A
+// verdict counts only when the chain holds: every critic run on the plan as
+// it stands (a re-rolled critic does not replace an earlier answer), none
+// with a model override, and a validator, given the gaps as they stand and
+// exactly the answers of all those runs, that reached the same verdict. The
+// signal and the gate check the same chain (Check). RODIN_PROVENANCE=off
+// turns this off for other orchestrations.
 package provenance
 
 import (
@@ -24,7 +27,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
-// The agents whose runs count, as the Agent tool names them.
+// The agents whose runs rodin records, as the Agent tool names them.
 const (
 	CriticAgent    = "rodin:critic"
 	ValidatorAgent = "rodin:validator"
@@ -43,27 +46,76 @@ func Off(getenv func(string) string) bool { return getenv("RODIN_PROVENANCE") ==
 // checks are off, so that nobody forgets.
 const OffNote = " (Provenance checks are off: RODIN_PROVENANCE=off, so bare verdict signals count.)"
 
-// trimmed is text as a prompt quotes it: without trailing newlines.
-func trimmed(b []byte) string { return strings.TrimRight(string(b), "\n") }
+// CriticPreamble starts the critic's prompt (SPEC section 6).
+const CriticPreamble = "Assess this plan."
+
+// Normalize is a prompt as it is compared: LF line endings, no trailing
+// blank lines or spaces (a model does not reproduce those reliably).
+func Normalize(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return strings.TrimRight(s, " \t\n")
+}
+
+// CriticPrompt is the critic's exact prompt for the plan: the preamble, a
+// blank line, and the plan content (never the gaps).
+func CriticPrompt(d *planfile.Doc) string {
+	return CriticPreamble + "\n\n" + Normalize(string(d.PlanContent())) + "\n"
+}
+
+// ValidatorPrompt is the validator's exact prompt: the gaps as they stand
+// and the answers of the critic runs, in the order they finished.
+func ValidatorPrompt(d *planfile.Doc, answers []string) string {
+	var b strings.Builder
+	b.WriteString("## Gaps\n\n")
+	b.WriteString(Normalize(string(d.GapsContent())))
+	b.WriteString("\n\n## Findings\n\n")
+	for i, a := range answers {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(Normalize(a))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// usable are the critic runs on the plan as it stands whose answers the
+// validator must see: those with a parseable answer.
+func usable(d *planfile.Doc, log *evidence.Log) []evidence.CriticRun {
+	var out []evidence.CriticRun
+	for _, r := range log.CriticsOn(d.PlanDigest()) {
+		if r.Findings != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Launch is what a run's prompt tells, judged against the plan as it stands
-// when the run starts.
-func Launch(d *planfile.Doc, agent, prompt, model, ts string) evidence.Launch {
+// and the runs recorded when the run starts. model is the Agent tool's
+// `model` override, if any.
+func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts string) evidence.Launch {
 	l := evidence.Launch{Agent: agent, TS: ts}
-	if agent == LeakageAgent {
+	switch agent {
+	case LeakageAgent:
 		l.Leakage = &evidence.LeakageRun{TS: ts}
-		return l
-	}
-	if agent == CriticAgent {
+	case CriticAgent:
 		r := evidence.CriticRun{TS: ts, Model: model, GapsSeen: sawGaps(d, prompt)}
-		if plan := trimmed(d.PlanContent()); plan != "" && strings.Contains(prompt, plan) {
+		if Normalize(prompt) == Normalize(CriticPrompt(d)) {
 			r.Plan = d.PlanDigest()
 		}
 		l.Critic = &r
-	} else {
+	default:
 		r := evidence.ValidatorRun{TS: ts, Model: model, Findings: assess.FindingsDigest(prompt)}
-		if gaps := trimmed(d.GapsContent()); strings.Contains(prompt, gaps) {
-			r.Gaps = d.GapsDigest()
+		runs := usable(d, log)
+		answers := make([]string, len(runs))
+		ids := make([]string, len(runs))
+		for i, c := range runs {
+			answers[i], ids[i] = c.Answer, c.AgentID
+		}
+		if len(runs) > 0 && Normalize(prompt) == Normalize(ValidatorPrompt(d, answers)) {
+			r.Gaps, r.Critics = d.GapsDigest(), ids
 		}
 		l.Validator = &r
 	}
@@ -73,19 +125,19 @@ func Launch(d *planfile.Doc, agent, prompt, model, ts string) evidence.Launch {
 // Finish records a launched run's answer in the log. It reports what the
 // run amounts to, for the message to the agent.
 func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) string {
+	keep := ""
+	if len(answer) <= evidence.MaxAnswer {
+		keep = answer
+	}
 	switch {
 	case l.Leakage != nil:
-		r := evidence.LeakageRun{AgentID: id, TS: ts}
-		if len(answer) <= evidence.MaxAnswer {
-			r.Answer = answer
-		}
-		log.AddLeakage(r)
+		log.AddLeakage(evidence.LeakageRun{AgentID: id, TS: ts, Answer: keep})
 		return ""
 	case l.Critic != nil:
 		r := *l.Critic
-		r.AgentID, r.TS, r.Findings = id, ts, assess.FindingsDigest(answer)
-		if len(answer) <= evidence.MaxAnswer {
-			r.Answer = answer
+		r.AgentID, r.TS, r.Findings, r.Answer = id, ts, assess.FindingsDigest(answer), keep
+		if r.Answer == "" {
+			r.Findings = "" // an answer too long to keep cannot be shown to the validator
 		}
 		if c, err := assess.ParseCritic(answer); err == nil {
 			r.High, r.Medium, r.Low = c.Counts["high"], c.Counts["medium"], c.Counts["low"]
@@ -99,7 +151,7 @@ func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) 
 			r.Verdict, r.Reason = v.Verdict, v.Reason
 		}
 		log.AddValidator(r)
-		return validatorNote(log, r)
+		return validatorNote(r)
 	}
 	return ""
 }
@@ -107,34 +159,34 @@ func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) 
 func criticNote(r evidence.CriticRun) string {
 	note := strconv.Itoa(r.High) + " high, " + strconv.Itoa(r.Medium) + " medium, " + strconv.Itoa(r.Low) + " low findings"
 	if r.Findings == "" {
-		note = "no findings and no `### NO ISSUES FOUND` in its answer, so it backs no verdict"
+		note = "no findings and no `### NO ISSUES FOUND` in its answer (or an answer over 48 KiB), so it backs no verdict"
 	}
 	if r.Plan == "" {
-		note += "; its prompt did not hold the plan as it stands (`rodin extract` output), so it backs no verdict"
+		note += "; its prompt was not exactly `rodin prompt critic` output for the plan as it stands, so it backs no verdict"
 	}
-	if r.GapsSeen {
-		note += "; its prompt held text from the gaps block, so it backs no verdict"
+	if r.Model != "" {
+		note += "; it ran with a model override (" + r.Model + "), so it backs no verdict"
 	}
 	return note
 }
 
-func validatorNote(log *evidence.Log, r evidence.ValidatorRun) string {
+func validatorNote(r evidence.ValidatorRun) string {
 	note := "verdict " + r.Verdict
 	if r.Verdict == "" {
 		note = "verdict unparseable"
 	}
-	if c, ok := log.LastCritic(); !ok || c.Findings != r.Findings {
-		note += "; it was not given the latest critic's findings, so it backs no verdict"
-	}
 	if r.Gaps == "" {
-		note += "; it was not given the gaps block as it stands, so it backs no verdict"
+		note += "; its prompt was not exactly `rodin prompt validator` output (the gaps as they stand and the answers of every critic run on this plan), so it backs no verdict"
+	}
+	if r.Model != "" {
+		note += "; it ran with a model override (" + r.Model + "), so it backs no verdict"
 	}
 	return note
 }
 
 // sawGaps reports whether prompt holds a line of the gaps block: any
 // non-trivial line (12 characters or more) that is not also a line of the
-// plan itself, so that text the two share does not count.
+// plan itself. It is shown in rodin status; an exact prompt never holds one.
 func sawGaps(d *planfile.Doc, prompt string) bool {
 	planLines := map[string]bool{}
 	for _, l := range strings.Split(string(d.PlanContent()), "\n") {
@@ -142,7 +194,7 @@ func sawGaps(d *planfile.Doc, prompt string) bool {
 	}
 	for _, l := range strings.Split(string(d.GapsContent()), "\n") {
 		l = strings.TrimSpace(l)
-		if len(l) >= 12 && !planLines[l] && strings.Contains(prompt, l) {
+		if len(l) >= 12 && !planLines[l] && strings.Contains(strings.ToLower(prompt), strings.ToLower(l)) {
 			return true
 		}
 	}
@@ -152,30 +204,42 @@ func sawGaps(d *planfile.Doc, prompt string) bool {
 // Check reports whether the recorded runs back a verdict of status for the
 // plan as it stands; the error names the missing or broken evidence.
 func Check(d *planfile.Doc, status string, log evidence.Log) error {
-	c, ok := log.LastCritic()
-	if !ok {
+	if log.Overflowed != "" && log.Overflowed == d.PlanDigest() {
+		return fmt.Errorf("more than %d critic runs were made on this plan", evidence.MaxCritics)
+	}
+	all := log.CriticsOn(d.PlanDigest())
+	runs := usable(d, &log)
+	if len(runs) == 0 {
 		if len(log.Launches) > 0 {
 			return errors.New("no critic run has finished yet (a background run is still going: wait for it, then run /rodin:plan-gate's last steps again)")
 		}
-		return errors.New("no critic run was recorded for this session (the critic must run as the rodin:critic agent)")
+		if len(all) > 0 {
+			return errors.New("no critic answer on the plan as it stands could be parsed")
+		}
+		return errors.New("no critic run was recorded on the plan as it stands (the critic must run as the rodin:critic agent with exactly `rodin prompt critic` output as its prompt)")
 	}
-	switch {
-	case c.GapsSeen:
-		return errors.New("the critic's prompt held text from the gaps block, and the critic must not see the gaps")
-	case c.Plan != d.PlanDigest():
-		return errors.New("the latest critic run did not assess the plan as it stands (its prompt must hold `rodin extract` output of this plan)")
-	case c.Findings == "":
-		return errors.New("the latest critic answer held no findings and no `### NO ISSUES FOUND`")
+	for _, r := range all {
+		if r.Model != "" {
+			return fmt.Errorf("a critic run on this plan used a model override (%s), which is not evidence: run the critic without `model`", r.Model)
+		}
 	}
 	v, ok := log.LastValidator()
 	if !ok {
 		return errors.New("no validator run was recorded after the critic (the validator must run as the rodin:validator agent)")
 	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.AgentID
+	}
 	switch {
-	case v.Findings != c.Findings:
-		return errors.New("the validator was given other findings than the latest critic run produced")
+	case v.Model != "":
+		return fmt.Errorf("the latest validator run used a model override (%s), which is not evidence: run the validator without `model`", v.Model)
+	case v.Gaps == "":
+		return errors.New("the latest validator prompt was not exactly `rodin prompt validator` output (the gaps as they stand and the answers of every critic run on this plan)")
 	case v.Gaps != d.GapsDigest():
 		return errors.New("the validator was not given the gaps block as it stands")
+	case strings.Join(v.Critics, ",") != strings.Join(ids, ","):
+		return fmt.Errorf("the validator did not see the answers of every critic run on this plan (%d run(s); it saw %d): run `rodin prompt validator` and the validator again", len(ids), len(v.Critics))
 	case v.Verdict == "":
 		return errors.New("the validator's answer had no `### VERDICT: PASS` or `### VERDICT: FAIL`")
 	case v.Verdict != status:
@@ -184,9 +248,9 @@ func Check(d *planfile.Doc, status string, log evidence.Log) error {
 	return nil
 }
 
-// Checker is the check the keeper applies to a verdict signal: the session's
-// recorded runs must back it, unless RODIN_PROVENANCE=off (nil). The
-// evidence is read only when a signal needs it.
+// Checker is the check the keeper and the gate apply to a verdict: the
+// session's recorded runs must back it, unless RODIN_PROVENANCE=off (nil).
+// The evidence is read only when a verdict needs it.
 func Checker(getenv func(string) string, session string) func(*planfile.Doc, string) error {
 	if Off(getenv) {
 		return nil
