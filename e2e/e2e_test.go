@@ -174,7 +174,7 @@ func testSkillPassReachesApproval(t *testing.T, rel claudecli.Release) {
 		t.Errorf("the plan file carries run records:\n%s", plan)
 	}
 	status := s.rodin("status", srv.planPath)
-	for _, want := range []string{"\ncritic:     0 high, 1 medium, 0 low", "\nvalidator:  pass: FINDING-1 is covered by GAP-1.", "\nprovenance: holds", "\ngate:       no decision"} {
+	for _, want := range []string{"\ncritic:     1 run(s) on this plan; the latest: 0 high, 1 medium, 0 low", "\nvalidator:  pass: FINDING-1 is covered by GAP-1.", "\nprovenance: holds", "\ngate:       no decision"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("rodin status lacks %q:\n%s", strings.TrimSpace(want), status)
 		}

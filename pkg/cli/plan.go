@@ -229,8 +229,9 @@ func runStatus(e *env, args []string) error {
 			fmt.Fprintf(w, "provenance: no critic or validator run recorded for session %s\n", orNone(t.Session))
 		}
 		if hasCritic {
-			fmt.Fprintf(w, "critic:     %d high, %d medium, %d low (%s)%s%s\n", c.High, c.Medium, c.Low, c.TS,
-				when(c.Plan != d.PlanDigest(), "; not on the plan as it stands"), when(c.GapsSeen, "; saw the gaps"))
+			fmt.Fprintf(w, "critic:     %d run(s) on this plan; the latest: %d high, %d medium, %d low (%s)%s%s%s\n", len(log.CriticsOn(d.PlanDigest())),
+				c.High, c.Medium, c.Low, c.TS, when(c.Plan != d.PlanDigest(), "; not on the plan as it stands"),
+				when(c.GapsSeen, "; saw the gaps"), when(c.Model != "", "; model override "+c.Model))
 		}
 		if hasValidator {
 			fmt.Fprintf(w, "validator:  %s: %s (%s)\n", orNone(v.Verdict), v.Reason, v.TS)
