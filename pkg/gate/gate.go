@@ -140,6 +140,11 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
 		}
 	}
+	// A plan assessed in another session is not this session's: its
+	// evidence is that session's, and an old pass must not open this gate.
+	if marker, session := doc.Trailer().Session, in.SessionID(); marker != "" && marker != session {
+		return deny("%s belongs to another session (%s), so its assessment does not count here. To fix: edit the plan in this session (rodin then adopts it), then run /rodin:plan-gate.", path, marker)
+	}
 	return decideStatus(doc, provenance.Checker(getenv, in.SessionID()))
 }
 

@@ -129,7 +129,9 @@ const (
 // what changed, for the message to the agent.
 //
 //   - No session marker: add one for session, with the current digests and
-//     a pending status. A marker of another session is kept.
+//     a pending status. A marker of another session: this session adopts
+//     the plan (the marker moves, the status is pending), since an
+//     assessment made in another session is not this session's evidence.
 //   - Verdict signals: consume them; one valid signal that check accepts
 //     (the recorded critic and validator runs back it, see package
 //     provenance; nil accepts any) sets its status and reason, anything else
@@ -150,6 +152,11 @@ func Next(d *planfile.Doc, session string, now time.Time, check func(d *planfile
 		return t, "validation: pending, " + reason, true
 	}
 
+	if cur.Session != "" && cur.Session != session {
+		t, note, changed := pending(fmt.Sprintf("Adopted from session %s: an assessment made there does not count in this session", cur.Session))
+		t.Session = session
+		return t, "the plan is now this session's; " + note, changed
+	}
 	if signals := d.Signals(); len(signals) > 0 {
 		if len(signals) > 1 {
 			return pending(fmt.Sprintf("Verdict signal rejected: found %d signal lines; write exactly one with `rodin signal`", len(signals)))
