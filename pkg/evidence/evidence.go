@@ -65,10 +65,10 @@ type ValidatorRun struct {
 	Gaps     string   `json:"gaps"`              // the gaps digest when the prompt was exactly `rodin prompt validator` output; else ""
 	Critics  []string `json:"critics,omitempty"` // with Gaps: the critic runs whose answers the prompt held
 	Findings string   `json:"findings"`          // digest of the findings the prompt held, as parsed
-	Model    string `json:"model,omitempty"`
-	Verdict  string `json:"verdict"` // pass, fail, or "" when the answer could not be parsed
-	Reason   string `json:"reason"`
-	TS       string `json:"ts"`
+	Model    string   `json:"model,omitempty"`
+	Verdict  string   `json:"verdict"` // pass, fail, or "" when the answer could not be parsed
+	Reason   string   `json:"reason"`
+	TS       string   `json:"ts"`
 }
 
 // LeakageRun is one rodin:leakage-detector run: not evidence the gate needs,
