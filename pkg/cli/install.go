@@ -153,6 +153,11 @@ func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	report(find("PreToolUse", "ExitPlanMode", func(h gjson.Result) bool {
 		return execs("pretooluse")(h) && h.Get("onFailure").String() == "block"
 	}), "hooks.json starts the gate on ExitPlanMode, blocking when it fails")
+	for _, tool := range []string{"Write", "Edit", "MultiEdit"} {
+		report(find("PreToolUse", tool, func(h gjson.Result) bool {
+			return execs("pretooluse")(h) && h.Get("onFailure").String() == "block"
+		}), "hooks.json guards the plan's own lines before %s, blocking when it fails", tool)
+	}
 	for _, tool := range []string{"Write", "Edit", "MultiEdit", "Agent|Task"} {
 		report(find("PostToolUse", tool, execs("posttooluse")), "hooks.json runs posttooluse after %s", tool)
 	}

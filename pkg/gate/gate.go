@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/claudecode"
+	"github.com/rodin-gate/rodin/pkg/guard"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -86,6 +87,12 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		// Parsers disagree on duplicate keys (first or last wins); the gate
 		// does not guess which tool this is.
 		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
+	}
+	if guard.Guards(tool) {
+		if getenv("RODIN_GATE") == "off" {
+			return hookio.NoDecision
+		}
+		return guard.Decide(in, getenv)
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision

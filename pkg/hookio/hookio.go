@@ -206,6 +206,10 @@ func (in Input) ToolName() string       { return in.str("tool_name") }
 func (in Input) PermissionMode() string { return in.str("permission_mode") }
 func (in Input) Cwd() string            { return in.str("cwd") }
 
+// Get is the value at a gjson path, for inputs read as a whole (the guard
+// reads tool_input).
+func (in Input) Get(path string) gjson.Result { return gjson.Get(in.raw, path) }
+
 // FilePath is the file a Write, Edit or MultiEdit touched:
 // tool_input.file_path, else tool_response.filePath.
 func (in Input) FilePath() string {

@@ -71,21 +71,92 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return malformed(path, doc)
 	}
 	check := provenance.Checker(getenv, session)
-	if _, _, changed := Next(doc, session, now, check); !changed {
+	tampered := ownedLinesEdited(in, doc)
+	next := func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
+		if tampered {
+			return Tampered(doc, session, now)
+		}
+		return Next(doc, session, now, check)
+	}
+	if _, _, changed := next(doc); !changed {
 		return hookio.PostOutcome{}
 	}
 
 	// Decide again under the lock, on the file as it is now.
-	note, wrote, out, err := rewrite(path, real, doc, func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
-		return Next(doc, session, now, check)
-	})
+	note, wrote, out, err := rewrite(path, real, doc, next)
 	switch {
 	case err != nil:
 		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not update the metadata at the end of %s: %v. The plan gate will deny until it can.", path, err)}
 	case wrote:
-		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Updated the metadata at the end of %s (%s). Re-read the file before editing those lines.", path, note)}
+		out = hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Updated the metadata at the end of %s (%s). Those lines are rodin's own: leave them as they are and edit the plan above them.", path, note)}
+		if provenance.Off(getenv) && strings.Contains(note, " recorded from the verdict signal") {
+			out.SystemMessage = "[rodin] A verdict was recorded from a signal with no assessment runs checked (RODIN_PROVENANCE=off): the plan gate will accept it."
+		}
 	}
 	return out
+}
+
+// ReasonTampered is the pending reason after a tool call changed the lines
+// the hooks own (the guard denies those; this catches what it cannot see).
+const ReasonTampered = "rodin's lines at the end of the plan were changed by a tool call, so no earlier verdict counts"
+
+// ownedLinesEdited reports whether the tool call changed the hook-owned
+// lines: tool_response.originalFile is the file before it. A quick look at
+// the raw `<!-- rodin:` lines first; only when those differ is the
+// question settled with the Markdown model (a line in a code fence is not
+// the hooks'). Dropping every owned line at once is no tampering: the plan
+// then reads as never assessed.
+func ownedLinesEdited(in hookio.Input, after *planfile.Doc) bool {
+	orig, ok, _ := in.StringField("tool_response.originalFile")
+	if !ok {
+		return false
+	}
+	before := orig.String()
+	if rawOwned(before) == rawOwned(string(after.Source())) {
+		return false
+	}
+	b, a := planfile.Parse([]byte(before)).OwnedLines(), after.OwnedLines()
+	if len(a) == 0 {
+		return false
+	}
+	if len(a) != len(b) {
+		return true
+	}
+	for i := range a {
+		if a[i].Text != b[i].Text {
+			return true
+		}
+	}
+	return false
+}
+
+// rawOwned is every line that starts a rodin comment and is not a gaps
+// marker or a verdict signal, joined: equal for two texts whose owned lines
+// cannot differ.
+func rawOwned(text string) string {
+	var b strings.Builder
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "<!-- rodin:") && !strings.HasPrefix(t, "<!-- rodin:gaps:") && !strings.HasPrefix(t, "<!-- rodin:verdict:signal") {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Tampered is the trailer after a tool call changed the hook-owned lines:
+// pending, with the current digests and this session's marker; signals are
+// dropped with it.
+func Tampered(d *planfile.Doc, session string, now time.Time) (planfile.Trailer, string, bool) {
+	t := planfile.Trailer{Session: session, PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
+		Validation: record(planfile.StatusPending, ReasonTampered, now)}
+	if t == d.Trailer() && len(d.Signals()) == 0 {
+		return t, "", false
+	}
+	return t, "validation: pending, " + ReasonTampered, true
 }
 
 // rewrite changes the plan's trailer under the lock: it parses the file as it

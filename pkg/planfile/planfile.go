@@ -411,6 +411,28 @@ func (d *Doc) Signals() []string {
 
 func (d *Doc) lineText(i int) []byte { return d.norm[d.lines[i].start:d.lines[i].end] }
 
+// OwnedLine is one of the lines the hooks own (session, hashes, validation,
+// seal, and rodin 0.1's run records), wherever it stands: a line no tool
+// call may write, change or remove.
+type OwnedLine struct {
+	Line int    // 1-based
+	Text string // without surrounding spaces
+}
+
+// OwnedLines are the hook-owned lines of the file, in order. It reads the
+// whole file, seal or no seal: a seal proves nothing to a caller that must
+// see every line.
+func (d *Doc) OwnedLines() []OwnedLine {
+	d.full()
+	var out []OwnedLine
+	for i, l := range d.lines {
+		if l.isMetaLine && l.kind >= kindSession && l.kind <= kindSeal {
+			out = append(out, OwnedLine{i + 1, strings.TrimSpace(string(d.lineText(i)))})
+		}
+	}
+	return out
+}
+
 // inPlan reports whether line i is plan content: not a metadata line and not
 // part of the gaps block (its markers included).
 func (d *Doc) inPlan(i int) bool {

@@ -186,6 +186,25 @@ func Resolve(path string, dirs []string) (string, error) {
 	return "", notPlan("%s is outside the plans directories (%s)", path, strings.Join(dirs, ", "))
 }
 
+// Within reports whether dir, after resolving symlinks, is one of dirs or
+// lies inside one: where a plan file that does not exist yet would be one.
+func Within(dir string, dirs []string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		realDir, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(realDir, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 func notPlan(format string, args ...any) error {
 	return &notPlanError{msg: fmt.Sprintf(format, args...)}
 }

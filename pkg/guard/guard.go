@@ -1,0 +1,148 @@
+// Package guard is the PreToolUse hook on Write, Edit and MultiEdit of plan
+// files: the lines rodin's hooks write at the end of a plan file (session,
+// digests, verdict, seal) are theirs alone.
+//
+// An agent that wants to skip the assessment has one obvious move: write a
+// pass onto the validation line itself, or copy the digests the hooks wrote
+// into a forged record. So before the tool runs, the guard applies the
+// proposed change to the file in memory and denies when any hook-owned line
+// would appear, change or disappear. Adding a verdict signal is allowed:
+// that is how the skill asks for a verdict, and the keeper checks it. So is
+// dropping every hook-owned line at once (a Write of the plan without them):
+// the file then reads as never assessed, which the keeper records, and
+// which opens nothing.
+//
+// The keeper's fallback (a tool call that changed owned lines anyway, seen
+// in tool_response.originalFile) covers what the guard cannot see.
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Guards reports whether the guard looks at calls of tool.
+func Guards(tool string) bool { return tool == "Write" || tool == "Edit" || tool == "MultiEdit" }
+
+func deny(format string, args ...any) hookio.PreOutcome {
+	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
+}
+
+// Decide is the guard: the tool call in, no decision or a deny out.
+func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	tool := in.ToolName()
+	input := in.Get("tool_input")
+	if !input.IsObject() {
+		return deny("The %s input is malformed: tool_input is not an object. To fix: update rodin (`rodin doctor`).", tool)
+	}
+	path := input.Get("file_path")
+	if path.Type != gjson.String {
+		return hookio.NoDecision // the tool itself refuses it
+	}
+	if !strings.HasSuffix(path.String(), ".md") {
+		return hookio.NoDecision
+	}
+	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
+	var old []byte
+	exists := true
+	real, err := plansdir.Resolve(path.String(), dirs)
+	switch {
+	case err == nil:
+		if old, err = safefile.ReadFile(real, planfile.MaxSize); err != nil {
+			return deny("Cannot read %s to check this %s: %v. To fix: make the plan file readable, then try again.", path.String(), tool, err)
+		}
+	case isNotExist(lstat(path.String())) && filepath.IsAbs(path.String()) && plansdir.Within(filepath.Dir(path.String()), dirs):
+		exists = false // a new plan file
+	default:
+		return hookio.NoDecision // not a plan file: not rodin's business
+	}
+	next, ok := apply(tool, input, string(old), exists)
+	if !ok {
+		return hookio.NoDecision // the tool will fail on its own (old_string not found)
+	}
+	before := planfile.Parse(old).OwnedLines()
+	after := planfile.Parse([]byte(next)).OwnedLines()
+	if len(after) == 0 {
+		return hookio.NoDecision // unchanged (none before), or all dropped: never assessed
+	}
+	what, line := diff(before, after)
+	if what == "" {
+		return hookio.NoDecision
+	}
+	return deny("This %s would %s `%s` in %s: the lines rodin's hooks write at the end of a plan file record what was assessed, and no tool call may write them. To fix: leave those lines as they are and edit the plan above them; to record a verdict, run /rodin:plan-gate (it adds a `rodin:verdict:signal` line, which is allowed).",
+		tool, what, shorten(line), path.String())
+}
+
+// apply is the file as the tool would leave it; ok is false when the tool
+// would fail (an old_string not found), so there is nothing to judge.
+func apply(tool string, input gjson.Result, old string, exists bool) (string, bool) {
+	switch tool {
+	case "Write":
+		return input.Get("content").String(), true
+	case "Edit":
+		return edit(old, input)
+	}
+	text := old
+	for _, e := range input.Get("edits").Array() {
+		var ok bool
+		if text, ok = edit(text, e); !ok {
+			return "", false
+		}
+	}
+	return text, exists || text != ""
+}
+
+func edit(text string, e gjson.Result) (string, bool) {
+	from, to := e.Get("old_string").String(), e.Get("new_string").String()
+	if from == "" {
+		return to + text, true // an empty old_string creates the file
+	}
+	if !strings.Contains(text, from) {
+		return "", false
+	}
+	if e.Get("replace_all").Bool() {
+		return strings.ReplaceAll(text, from, to), true
+	}
+	return strings.Replace(text, from, to, 1), true
+}
+
+// diff names the first hook-owned line that would change: what happens to
+// it and the line itself.
+func diff(before, after []planfile.OwnedLine) (what, line string) {
+	for i := 0; i < len(before) || i < len(after); i++ {
+		switch {
+		case i >= len(after):
+			return "remove", before[i].Text
+		case i >= len(before):
+			return "add", after[i].Text
+		case before[i].Text != after[i].Text:
+			return "change", before[i].Text + "` into `" + after[i].Text
+		}
+	}
+	return "", ""
+}
+
+func shorten(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+func lstat(path string) error {
+	_, err := os.Lstat(path)
+	return err
+}
