@@ -12,6 +12,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/keeper"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
 // The hook inputs the E2E tier captured from each pinned Claude Code
@@ -38,6 +39,8 @@ func TestReplayCapturedSessions(t *testing.T) {
 }
 
 func replay(t *testing.T, files []string) {
+	planfile.SetSealKey([]byte(testSealKey))
+	defer planfile.SetSealKey(nil)
 	root := t.TempDir()
 	for _, d := range []string{".claude/plans", "project"} {
 		os.MkdirAll(filepath.Join(root, d), 0o755)

@@ -113,6 +113,13 @@ func setup(env *testscript.Env) error {
 	env.Setenv("PROJECT", project)
 	env.Setenv("RODIN_NOW", "2026-11-21T12:00:00Z")
 	env.Setenv("CLAUDE_PLUGIN_DATA", filepath.Join(env.WorkDir, "data"))
+	// A fixed seal key, so that sealed files compare with their goldens.
+	if err := os.MkdirAll(filepath.Join(env.WorkDir, "data"), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(env.WorkDir, "data", "seal.key"), []byte(testSealKey), 0o600); err != nil {
+		return err
+	}
 	env.Setenv("SESSION", "b89c8bbf-0567-4b71-9765-23162d176ca0")
 	// What a build by the launcher needs from the developer's Go setup.
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
@@ -413,3 +420,7 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 	data := append([]byte("# Big plan\n\n"), bytes.Repeat(line, mib<<20/len(line)+1)...)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
+
+// testSealKey keys the seals in the scripts and the replayed sessions, as
+// the E2E tier's sessions do (e2e/session_test.go), so that files compare.
+const testSealKey = "rodin-test-seal-key-0123456789ab"

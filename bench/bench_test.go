@@ -80,6 +80,13 @@ func build() (*fixture, error) {
 		bin: map[string]string{}, sizes: map[string]string{}, unsealed: map[string]string{}}
 	f.plans = filepath.Join(f.home, ".claude", "plans")
 	dataDir = filepath.Join(root, "data")
+	// Seal the plans with the key the hooks will find in the data directory.
+	planfile.SetSealKey(evidence.SealKey(func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return dataDir
+		}
+		return ""
+	}, true))
 	for _, d := range []string{f.plans, f.project, filepath.Join(root, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err

@@ -125,6 +125,16 @@ func startSession(t *testing.T, claude string, srv *server, opt options) *sessio
 	// before every Agent launch. useAutoModeDuringPlan=false is the user
 	// setting for plain plan mode, what a user of another endpoint sets.
 	writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"useAutoModeDuringPlan": false}`+"\n")
+	// A fixed seal key in the plugin's data directory (Claude Code names it
+	// <plugin>-inline for --plugin-dir), so that captured sessions replay
+	// byte for byte (replay_test.go uses the same key).
+	data := filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "seal.key"), []byte("rodin-test-seal-key-0123456789ab"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	path := os.Getenv("PATH")
 	if opt.noBinaries {

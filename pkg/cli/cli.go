@@ -12,6 +12,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,6 +105,7 @@ In a source checkout:
 // for a failed check or an error, 2 for a usage mistake.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		io.WriteString(stderr, usage)
 		if len(args) == 0 {

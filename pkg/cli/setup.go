@@ -53,6 +53,7 @@ func runSetup(e *env, args []string) error {
 		notes = append(notes, "provenance checks are OFF for this session (RODIN_PROVENANCE=off): a verdict the agent writes itself counts, with no critic or validator run behind it")
 	}
 	evidence.Prune(e.getenv, evidenceMaxAge, time.Now())
+	evidence.SealKey(e.getenv, true)
 	if err := writeDataPointer(e.getenv); err != nil {
 		notes = append(notes, fmt.Sprintf("could not record where its data lives (%v), so `rodin` in the Bash tool cannot read the recorded runs", err))
 	}

@@ -16,6 +16,7 @@
 package evidence
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -226,11 +227,19 @@ func (l *Log) AddLaunch(id string, launch Launch) {
 	}
 }
 
-// Dir is where evidence is kept: CLAUDE_PLUGIN_DATA/evidence. Claude Code
-// sets CLAUDE_PLUGIN_DATA for hooks but not for the Bash tool, where the
-// skill runs `rodin`; there the data directory is the one the SessionStart
-// hook last wrote to the pointer file (DataPointer).
+// Dir is where evidence is kept: DataDir/evidence.
 func Dir(getenv func(string) string) string {
+	if d := DataDir(getenv); d != "" {
+		return filepath.Join(d, "evidence")
+	}
+	return ""
+}
+
+// DataDir is the plugin's data directory: CLAUDE_PLUGIN_DATA. Claude Code
+// sets it for hooks but not for the Bash tool, where the skill runs
+// `rodin`; there it is the one the SessionStart hook last wrote to the
+// pointer file (DataPointer).
+func DataDir(getenv func(string) string) string {
 	data := getenv("CLAUDE_PLUGIN_DATA")
 	if data == "" {
 		if p := DataPointer(getenv); p != "" {
@@ -239,10 +248,48 @@ func Dir(getenv func(string) string) string {
 			}
 		}
 	}
-	if data == "" || !filepath.IsAbs(data) {
+	if !filepath.IsAbs(data) {
 		return ""
 	}
-	return filepath.Join(data, "evidence")
+	return data
+}
+
+// SealKey is the secret plan-file seals are keyed with (planfile.SetSealKey):
+// 32 random bytes in DataDir/seal.key, private to the user, made on first
+// use when create is set. nil when there is none.
+func SealKey(getenv func(string) string, create bool) []byte {
+	data := DataDir(getenv)
+	if data == "" {
+		return nil
+	}
+	path := filepath.Join(data, "seal.key")
+	if b, err := safefile.ReadFile(path, 64); err == nil && len(b) == 32 {
+		return b
+	}
+	if !create {
+		return nil
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil
+	}
+	if os.MkdirAll(data, 0o700) != nil {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		// Another hook made it first (or it is unreadable): use theirs.
+		if b, err := safefile.ReadFile(path, 64); err == nil && len(b) == 32 {
+			return b
+		}
+		return nil
+	}
+	_, werr := f.Write(key)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(path)
+		return nil
+	}
+	return key
 }
 
 // DataPointer is the file that names the plugin's data directory for

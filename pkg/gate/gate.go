@@ -16,6 +16,7 @@ import (
 
 	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/guard"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -26,6 +27,7 @@ import (
 // Main runs the hook; its result is the process exit code, 0 or 2.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
+	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
 	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
 		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
 			time.Sleep(d) // a test seam: a gate that hangs (it can only make the gate deny)

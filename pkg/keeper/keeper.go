@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -24,6 +25,7 @@ import (
 // Main runs the hook; its result is the process exit code.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
+	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, true) })
 	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
 		return Act(in, os.Getenv)
 	})

@@ -1,8 +1,11 @@
 package planfile
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
+	"sync/atomic"
 )
 
 // The seal lets a reader confirm a plan's digests without parsing the plan.
@@ -23,15 +26,75 @@ import (
 //     is in the trailer, which is read line by line as a parse would.
 //
 // Any other change, to a body byte or to a hash line, breaks the seal and
-// the file is parsed in full. A seal is a digest anyone can compute, like
-// the hash lines themselves: it saves work and proves nothing about who
-// wrote the file (provenance does that part).
+// the file is parsed in full.
+//
+// The seal is an HMAC keyed with a secret kept in the plugin's data
+// directory (SetSealKey), not a plain digest: an agent that edits the body
+// and recomputes a plain digest would make the gate trust the old digests
+// for new text. Without the key (outside Claude Code, or before the hooks
+// first ran) no seal is written or trusted: every file is parsed in full.
 
-const sealDomain = "rodin seal 1\n"
+const sealDomain = "rodin seal 2\n"
 
-// sealOf is the seal of a body with the digests recorded after it.
+var (
+	sealKey     atomic.Pointer[[]byte]
+	sealKeyFunc atomic.Pointer[func() []byte]
+	sealKeyMu   sync.Mutex
+)
+
+// SetSealKey sets the secret seals are keyed with; nil turns seals off.
+func SetSealKey(key []byte) {
+	sealKeyMu.Lock()
+	defer sealKeyMu.Unlock()
+	sealKeyFunc.Store(nil)
+	if len(key) == 0 {
+		sealKey.Store(nil)
+		return
+	}
+	k := append([]byte(nil), key...)
+	sealKey.Store(&k)
+}
+
+// SetSealKeyFunc makes load the source of the key, called the first time a
+// seal is written or checked: the hooks' Main sets it, so that calls that
+// never meet a seal never read the key file.
+func SetSealKeyFunc(load func() []byte) {
+	sealKeyMu.Lock()
+	defer sealKeyMu.Unlock()
+	sealKey.Store(nil)
+	sealKeyFunc.Store(&load)
+}
+
+func currentSealKey() []byte {
+	if k := sealKey.Load(); k != nil {
+		return *k
+	}
+	if sealKeyFunc.Load() == nil {
+		return nil
+	}
+	sealKeyMu.Lock()
+	defer sealKeyMu.Unlock()
+	if f := sealKeyFunc.Load(); f != nil {
+		sealKeyFunc.Store(nil)
+		if key := (*f)(); len(key) > 0 {
+			sealKey.Store(&key)
+		}
+	}
+	if k := sealKey.Load(); k != nil {
+		return *k
+	}
+	return nil
+}
+
+// sealOf is the seal of a body with the digests recorded after it, "" when
+// there is no key.
 func sealOf(body []byte, planHash, gapsHash string) string {
-	h := sha256.New()
+	key := currentSealKey()
+	if key == nil {
+		return ""
+	}
+	k := &key
+	h := hmac.New(sha256.New, *k)
 	h.Write([]byte(sealDomain))
 	h.Write(body)
 	h.Write([]byte("\n" + planHash + "\n" + gapsHash + "\n"))
@@ -78,7 +141,8 @@ func (d *Doc) sealFor(t Trailer) (string, bool) {
 			return "", false
 		}
 	}
-	return sealOf(d.src[:d.lines[start].rawStart], t.PlanHash, t.GapsHash), true
+	seal := sealOf(d.src[:d.lines[start].rawStart], t.PlanHash, t.GapsHash)
+	return seal, seal != ""
 }
 
 // classifySealed classifies a sealed file from its trailer alone, and
@@ -106,8 +170,10 @@ func (d *Doc) classifySealed() bool {
 			found[2]++
 		}
 	}
-	if found != [3]int{1, 1, 1} || !isDigest(planHash) || !isDigest(gapsHash) ||
-		seal != sealOf(d.src[:d.lines[start].rawStart], planHash, gapsHash) {
+	if found != [3]int{1, 1, 1} || !isDigest(planHash) || !isDigest(gapsHash) {
+		return false
+	}
+	if want := sealOf(d.src[:d.lines[start].rawStart], planHash, gapsHash); want == "" || !hmac.Equal([]byte(seal), []byte(want)) {
 		return false
 	}
 	for i, m := range metas {

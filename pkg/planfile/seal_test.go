@@ -241,3 +241,6 @@ func TestRenderAfterLoneCR(t *testing.T) {
 		t.Errorf("rendering twice differs: %v\n%q\n%q", err, out, again)
 	}
 }
+
+// The seal is keyed (seal.go); the tests use a fixed key.
+func init() { SetSealKey([]byte("rodin test seal key")) }
