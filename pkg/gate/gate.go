@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/claudecode"
-	"github.com/rodin-gate/rodin/pkg/guard"
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/guard"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
