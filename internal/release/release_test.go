@@ -60,7 +60,7 @@ func initAllocs(t *testing.T, patched bool) map[string]int {
 	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	cmd.Stdin = bytes.NewReader([]byte(`{"tool_name":"Edit"}`))
+	cmd.Stdin = bytes.NewReader([]byte(`{"tool_name":"Read"}`)) // a tool the hook gives no decision on
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

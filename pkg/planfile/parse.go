@@ -24,6 +24,13 @@ func (d *Doc) classifyFrom(split func(d *Doc, n int) []int) {
 	if len(d.lines) == 0 {
 		return
 	}
+	if i, ok := d.tooDeep(); ok {
+		// goldmark's work grows with the square of the nesting: a line of
+		// thousands of `>` takes seconds. Such a file is refused unread,
+		// every line left as text; the digests are computed anyway.
+		d.problem(i, "block quotes or lists nested deeper than %d levels; rodin does not read plans nested that deep", MaxNesting)
+		return
+	}
 	scans := d.parse(split(d, parts(len(d.norm))))
 	for _, s := range scans {
 		d.headings = append(d.headings, s.headings...)
@@ -290,4 +297,70 @@ func (m metaLine) set(l *line) {
 	if m.kind == kindUnknown {
 		l.value = m.key // for the problem that names it
 	}
+}
+
+// MaxNesting is how deeply block quotes and lists may nest on one line, and
+// maxIndent how far a list item or quote may be indented: bounds on the
+// Markdown parse's work, far beyond any plan.
+const (
+	MaxNesting = 32
+	maxIndent  = 256
+)
+
+// tooDeep finds the first line that opens more than MaxNesting containers
+// (`>`, `-`, `*`, `+`, `1.`, `1)`), or a container indented more than
+// maxIndent columns.
+func (d *Doc) tooDeep() (int, bool) {
+	for i := range d.lines {
+		line := d.lineText(i)
+		depth, col, j := 0, 0, 0
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			j++
+			col++
+		}
+		for {
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			n := containerMarker(line[j:])
+			if n == 0 {
+				break
+			}
+			if depth == 0 && col > maxIndent {
+				return i, true
+			}
+			depth++
+			j += n
+			if depth > MaxNesting {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// containerMarker is the length of the block-quote or list marker at the
+// start of b, 0 when there is none.
+func containerMarker(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	spaced := func(k int) bool { return k == len(b) || b[k] == ' ' || b[k] == '\t' }
+	switch c := b[0]; {
+	case c == '>':
+		return 1
+	case c == '-' || c == '*' || c == '+':
+		if spaced(1) {
+			return 1
+		}
+	case '0' <= c && c <= '9':
+		k := 0
+		for k < len(b) && k < 9 && '0' <= b[k] && b[k] <= '9' {
+			k++
+		}
+		if k < len(b) && (b[k] == '.' || b[k] == ')') && spaced(k+1) {
+			return k + 1
+		}
+	}
+	return 0
 }
