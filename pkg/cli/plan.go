@@ -68,6 +68,7 @@ func runCheck(e *env, args []string) error {
 		return errors.New(msgNoGaps)
 	}
 	gaps, problems := d.Entries("GAP", true)
+	problems = append(problems, d.StrayGapsLines()...)
 	if len(problems) > 0 {
 		return withHint(fmt.Errorf("%s: gap entries are not well formed:\n  %s", path, strings.Join(problems, "\n  ")),
 			"each gap is `### GAP-<n>: <title>`, then `- **Severity**: high|medium|low` and `- **Description**: …`")

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/guard"
@@ -104,6 +106,9 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	if v := claudecode.Version(getenv); !claudecode.Supported(v) {
 		return deny("This Claude Code (%s) is older than %s, the oldest release rodin supports: on it a hook that fails or hangs lets ExitPlanMode through, so the gate denies instead. To fix: update Claude Code (`claude update`), or set RODIN_GATE=off to leave plans unchecked.", v, claudecode.MinVersion)
+	}
+	if ti := in.Get("tool_input"); ti.Exists() && ti.Type != gjson.Null && !ti.IsObject() {
+		return malformedInput("tool_input is not an object")
 	}
 	planPath, hasPath, err := in.Field("tool_input.planFilePath")
 	if err != nil {

@@ -139,3 +139,53 @@ func (d *Doc) LineWithPrefix(prefix string) (string, bool) {
 	}
 	return "", false
 }
+
+// StrayGapsLines names the lines of the gaps block that belong to no gap
+// entry: text before the first `### GAP-<n>:` heading, other headings, and
+// lines after an entry that are neither one of its list items (as the
+// Markdown parse found them) nor indented under one. The gaps block holds
+// gap entries only: anything else would reach the validator as if it were
+// a gap, unread by the critic.
+func (d *Doc) StrayGapsLines() []string {
+	d.full()
+	if !d.hasGapsBlock() {
+		return nil
+	}
+	heading := map[int]bool{}
+	for _, h := range d.headings {
+		if d.inGaps(h.line) {
+			heading[h.line] = h.level == 3 && strings.HasPrefix(d.text(h), "GAP-")
+		}
+	}
+	item := map[int]bool{}
+	for _, it := range d.items {
+		item[it.line] = true
+	}
+	var out []string
+	inEntry := false
+	for i := d.start + 1; i < d.end; i++ {
+		text := d.lineText(i)
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		if entry, isHeading := heading[i]; isHeading {
+			if !entry {
+				out = append(out, fmt.Sprintf("line %d: %q is not a `### GAP-<n>: <title>` heading", i+1, string(bytes.TrimSpace(text))))
+			}
+			inEntry = entry
+			continue
+		}
+		if inEntry && (item[i] || text[0] == ' ' || text[0] == '\t') {
+			continue
+		}
+		out = append(out, fmt.Sprintf("line %d: %q is not part of a gap entry", i+1, shortLine(string(bytes.TrimSpace(text)))))
+	}
+	return out
+}
+
+func shortLine(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
