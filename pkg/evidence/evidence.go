@@ -157,13 +157,20 @@ func (l *Log) SetModel(id, model string) bool {
 	return false
 }
 
-// AddLeakage appends a finished leakage-detector run.
+// AddLeakage appends a finished leakage-detector run, keeping the newest
+// maxRuns.
 func (l *Log) AddLeakage(r LeakageRun) {
 	delete(l.Launches, r.AgentID)
-	l.Leakage = append(l.Leakage, r)
-	if n := len(l.Leakage); n > maxRuns {
-		l.Leakage = l.Leakage[n-maxRuns:]
+	l.Leakage = appendLast(l.Leakage, r)
+}
+
+// appendLast appends r and keeps the newest maxRuns.
+func appendLast[T any](runs []T, r T) []T {
+	runs = append(runs, r)
+	if n := len(runs); n > maxRuns {
+		runs = runs[n-maxRuns:]
 	}
+	return runs
 }
 
 // AddCritic appends a finished critic run. Past MaxCritics it drops the
@@ -201,10 +208,7 @@ func (l *Log) CriticsOn(plan string) []CriticRun {
 // AddValidator appends a finished validator run, keeping the newest maxRuns.
 func (l *Log) AddValidator(r ValidatorRun) {
 	delete(l.Launches, r.AgentID)
-	l.Validators = append(l.Validators, r)
-	if n := len(l.Validators); n > maxRuns {
-		l.Validators = l.Validators[n-maxRuns:]
-	}
+	l.Validators = appendLast(l.Validators, r)
 }
 
 // AddLaunch keeps a run that has started, dropping the oldest launches past

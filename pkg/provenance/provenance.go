@@ -164,10 +164,15 @@ func criticNote(r evidence.CriticRun) string {
 	if r.Plan == "" {
 		note += "; its prompt was not exactly `rodin prompt critic` output for the plan as it stands, so it backs no verdict"
 	}
-	if r.Model != "" {
-		note += "; it ran with a model override (" + r.Model + "), so it backs no verdict"
+	return note + overrideNote(r.Model)
+}
+
+// overrideNote is what a run's model override means, "" without one.
+func overrideNote(model string) string {
+	if model == "" {
+		return ""
 	}
-	return note
+	return "; it ran with a model override (" + model + "), so it backs no verdict"
 }
 
 func validatorNote(r evidence.ValidatorRun) string {
@@ -178,10 +183,7 @@ func validatorNote(r evidence.ValidatorRun) string {
 	if r.Gaps == "" {
 		note += "; its prompt was not exactly `rodin prompt validator` output (the gaps as they stand and the answers of every critic run on this plan), so it backs no verdict"
 	}
-	if r.Model != "" {
-		note += "; it ran with a model override (" + r.Model + "), so it backs no verdict"
-	}
-	return note
+	return note + overrideNote(r.Model)
 }
 
 // sawGaps reports whether prompt holds a line of the gaps block: any
