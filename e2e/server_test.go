@@ -196,16 +196,8 @@ func offered(body []byte, tool string) bool {
 	return t.Exists() && !t.Get("defer_loading").Bool()
 }
 
-// waitText is the scripted model's answer while a background subagent it
-// needs has not finished: it ends the turn, and Claude Code starts the
-// next one when the subagent's task-notification arrives.
-const waitText = "Waiting for the background agent to finish."
-
-func wait() []block { return []block{text(waitText)} }
-
 // scriptSteps is how many steps of the script the model has answered: its
-// answers in the conversation, less those that only loaded deferred tools
-// or waited for a background subagent.
+// answers in the conversation, less those that only loaded deferred tools.
 func scriptSteps(body []byte) int {
 	n := 0
 	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
@@ -218,73 +210,15 @@ func scriptSteps(body []byte) int {
 			case "tool_use":
 				aside = c.Get("name").String() == "ToolSearch"
 				return aside
-			case "text":
-				aside = strings.TrimSpace(c.Get("text").String()) == waitText
-				return aside
 			}
 			return true
 		})
-		if m.Get("content").Type == gjson.String {
-			aside = strings.TrimSpace(m.Get("content").String()) == waitText
-		}
 		if !aside {
 			n++
 		}
 		return true
 	})
 	return n
-}
-
-var notificationRe = regexp.MustCompile(`(?s)<task-notification>.*?</task-notification>`)
-
-// agentAnswer is the answer of the scripted model's latest Agent call, as
-// the model sees it in the request being answered: the tool result of a
-// foreground run, or the <result> of the task-notification of a background
-// one (called with s.mu held, from a turn). ok is false while a background
-// run has not finished.
-func (s *server) agentAnswer() (answer string, ok bool) {
-	var id string
-	gjson.GetBytes(s.body, "messages").ForEach(func(_, m gjson.Result) bool {
-		m.Get("content").ForEach(func(_, c gjson.Result) bool {
-			if c.Get("type").String() == "tool_use" && c.Get("name").String() == "Agent" {
-				id = c.Get("id").String()
-			}
-			return true
-		})
-		return true
-	})
-	result := ""
-	for _, r := range s.results {
-		if r.ID == id {
-			result = r.Text
-		}
-	}
-	if !strings.HasPrefix(result, "Async agent launched") {
-		if i := strings.Index(result, "\nagentId: "); i >= 0 {
-			result = result[:i]
-		}
-		return strings.TrimSpace(result), result != ""
-	}
-	for _, n := range notificationRe.FindAllString(string(s.body), -1) {
-		n = jsonUnescape(n)
-		if !strings.Contains(n, "<tool-use-id>"+id+"</tool-use-id>") {
-			continue
-		}
-		i, j := strings.Index(n, "<result>"), strings.LastIndex(n, "</result>")
-		if i >= 0 && j > i {
-			return strings.TrimSpace(n[i+len("<result>") : j]), true
-		}
-	}
-	return "", false
-}
-
-// jsonUnescape reads text cut from a JSON body as the string it encodes.
-func jsonUnescape(s string) string {
-	var out string
-	if err := json.Unmarshal([]byte(`"`+s+`"`), &out); err != nil {
-		return s
-	}
-	return out
 }
 
 // collect records the tool results in a main-agent request (each once).

@@ -33,10 +33,16 @@ func readPlan(path string) (*planfile.Doc, error) {
 	return planfile.Parse(b), nil
 }
 
+// specMessage is an error whose text the SPEC fixes (section 6): a
+// sentence the skill shows the agent as it is.
+type specMessage string
+
+func (m specMessage) Error() string { return string(m) }
+
 // The messages of SPEC section 6, which the skill shows the agent as they are.
 const (
-	msgNoGoals = "Plan must have ## Goals section. Add success criteria and re-run."
-	msgNoGaps  = "Plan must have gaps block. Add <!-- rodin:gaps:start/end --> markers and re-run."
+	msgNoGoals specMessage = "Plan must have ## Goals section. Add success criteria and re-run."
+	msgNoGaps  specMessage = "Plan must have gaps block. Add <!-- rodin:gaps:start/end --> markers and re-run."
 )
 
 // wellFormedPlan reads the one plan a command takes and refuses a file whose
@@ -62,10 +68,10 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 	if !d.HasHeading(2, "Goals") {
-		return errors.New(msgNoGoals)
+		return msgNoGoals
 	}
 	if !d.HasGapsBlock() {
-		return errors.New(msgNoGaps)
+		return msgNoGaps
 	}
 	gaps, problems := d.Entries("GAP", true)
 	problems = append(problems, d.StrayGapsLines()...)

@@ -338,7 +338,7 @@ func oneLine(s string) string {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range []rune(s) {
+	for _, r := range s { // an invalid byte reads as U+FFFD, as in []rune(s)
 		if unicode.IsControl(r) {
 			r = ' '
 		}

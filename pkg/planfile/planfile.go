@@ -82,7 +82,6 @@ type Doc struct {
 	meta      Trailer
 	signals   []int // line indexes of verdict signals
 	probs     []problem
-	probLines []int // the line of each problem, to list them in file order
 
 	planDigest, gapsDigest string // computed once, on first use, or proven by the seal
 
