@@ -173,7 +173,64 @@ func runSignal(e *env, args []string) error {
 	return nil
 }
 
+// statusReport is what rodin status says, for a person (text) or a script
+// (--json).
+type statusReport struct {
+	Plan       string       `json:"plan"`
+	Session    string       `json:"session"`
+	Problems   []string     `json:"problems"`
+	Status     *statusValue `json:"status"`
+	PlanHash   digestPair   `json:"plan_hash"`
+	GapsHash   digestPair   `json:"gaps_hash"`
+	Sealed     bool         `json:"sealed"`
+	Provenance string       `json:"provenance"` // off, none, unreadable, broken, holds
+	Broken     string       `json:"provenance_problem,omitempty"`
+	Critics    int          `json:"critic_runs"`
+	Critic     *criticView  `json:"critic,omitempty"`
+	Validator  *validatorV  `json:"validator,omitempty"`
+	Running    int          `json:"running"`
+	Signals    int          `json:"signals"`
+	Gate       gateView     `json:"gate"`
+}
+
+type statusValue struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+	TS     string `json:"ts"`
+}
+
+type digestPair struct {
+	Recorded string `json:"recorded"`
+	Current  string `json:"current"`
+}
+
+type criticView struct {
+	High, Medium, Low int
+	TS                string
+	OnPlan            bool   `json:"on_plan"`
+	GapsSeen          bool   `json:"gaps_seen"`
+	Model             string `json:"model,omitempty"`
+}
+
+type validatorV struct {
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	TS      string `json:"ts"`
+}
+
+type gateView struct {
+	Decision string `json:"decision"` // deny or none
+	Reason   string `json:"reason"`
+}
+
 func runStatus(e *env, args []string) error {
+	var asJSON bool
+	args, err := flags("status", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	})
+	if err != nil {
+		return err
+	}
 	if len(args) > 1 {
 		return usageError{"status takes at most one plan file"}
 	}
@@ -194,15 +251,79 @@ func runStatus(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w := e.stdout
+	r := status(e, d, path, cwd)
+	if asJSON {
+		return writeJSON(e.stdout, r)
+	}
+	printStatus(e.stdout, r)
+	return nil
+}
+
+// status gathers the report: the plan's metadata, the session's evidence,
+// and the gate's own decision on the input Claude Code would send.
+func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 	t := d.Trailer()
-	fmt.Fprintf(w, "plan:       %s\n", path)
-	fmt.Fprintf(w, "session:    %s\n", orNone(t.Session))
-	if d.Malformed() {
-		fmt.Fprintf(w, "markers:    malformed\n  %s\n", strings.Join(d.Problems(), "\n  "))
+	r := statusReport{Plan: path, Session: t.Session, Problems: d.Problems(), Sealed: d.Sealed(), Signals: len(d.Signals()),
+		PlanHash: digestPair{t.PlanHash, d.PlanDigest()}, GapsHash: digestPair{t.GapsHash, d.GapsDigest()}}
+	if r.Problems == nil {
+		r.Problems = []string{}
 	}
 	if t.Validation != "" {
 		v, _ := planfile.ParseValidation(t.Validation)
+		r.Status = &statusValue{v.Status, v.Reason, v.TS}
+	}
+	log, err := evidence.Load(evidence.Path(e.getenv, t.Session))
+	switch {
+	case provenance.Off(e.getenv):
+		r.Provenance = "off"
+	case err != nil:
+		r.Provenance, r.Broken = "unreadable", err.Error()
+	default:
+		r.Critics, r.Running = len(log.CriticsOn(d.PlanDigest())), len(log.Launches)
+		c, hasCritic := log.LastCritic()
+		v, hasValidator := log.LastValidator()
+		if hasCritic {
+			r.Critic = &criticView{c.High, c.Medium, c.Low, c.TS, c.Plan == d.PlanDigest(), c.GapsSeen, c.Model}
+		}
+		if hasValidator {
+			r.Validator = &validatorV{v.Verdict, v.Reason, v.TS}
+		}
+		if !hasCritic && !hasValidator {
+			r.Provenance = "none"
+			break
+		}
+		want := planfile.StatusPass
+		if r.Status != nil && r.Status.Status == planfile.StatusFail {
+			want = planfile.StatusFail
+		}
+		if err := provenance.Check(d, want, log); err != nil {
+			r.Provenance, r.Broken = "broken", err.Error()
+		} else {
+			r.Provenance = "holds"
+		}
+	}
+	input, _ := sjson.SetBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"ExitPlanMode"}`), "cwd", cwd)
+	input, _ = sjson.SetBytes(input, "tool_input.planFilePath", path)
+	input, _ = sjson.SetBytes(input, "session_id", t.Session)
+	out := gate.Decide(hookio.NewInput(input), e.getenv)
+	switch {
+	case out.Deny:
+		r.Gate = gateView{"deny", out.Reason}
+	case out.SystemMessage != "":
+		r.Gate = gateView{"none", out.SystemMessage}
+	default:
+		r.Gate = gateView{"none", "ExitPlanMode goes to your approval dialog"}
+	}
+	return r
+}
+
+func printStatus(w io.Writer, r statusReport) {
+	fmt.Fprintf(w, "plan:       %s\n", r.Plan)
+	fmt.Fprintf(w, "session:    %s\n", orNone(r.Session))
+	if len(r.Problems) > 0 {
+		fmt.Fprintf(w, "markers:    malformed\n  %s\n", strings.Join(r.Problems, "\n  "))
+	}
+	if v := r.Status; v != nil {
 		fmt.Fprintf(w, "status:     %s", v.Status)
 		if v.Reason != "" {
 			fmt.Fprintf(w, ": %s", v.Reason)
@@ -214,69 +335,48 @@ func runStatus(e *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "status:     (none)\n")
 	}
-	fmt.Fprintf(w, "plan hash:  recorded %s\n            current  %s%s\n", orNone(t.PlanHash), d.PlanDigest(), same(t.PlanHash, d.PlanDigest()))
-	fmt.Fprintf(w, "gaps hash:  recorded %s\n            current  %s%s\n", orNone(t.GapsHash), d.GapsDigest(), same(t.GapsHash, d.GapsDigest()))
-	if d.Sealed() {
+	fmt.Fprintf(w, "plan hash:  recorded %s\n            current  %s%s\n", orNone(r.PlanHash.Recorded), r.PlanHash.Current, same(r.PlanHash.Recorded, r.PlanHash.Current))
+	fmt.Fprintf(w, "gaps hash:  recorded %s\n            current  %s%s\n", orNone(r.GapsHash.Recorded), r.GapsHash.Current, same(r.GapsHash.Recorded, r.GapsHash.Current))
+	if r.Sealed {
 		fmt.Fprintf(w, "seal:       holds (the gate reads the trailer, not the whole plan)\n")
 	} else {
 		fmt.Fprintf(w, "seal:       none that holds (the gate parses the whole plan; the hooks seal it when they next record current digests)\n")
 	}
-	switch {
-	case provenance.Off(e.getenv):
+	switch r.Provenance {
+	case "off":
 		fmt.Fprintf(w, "provenance: off (RODIN_PROVENANCE=off): bare verdict signals count\n")
+	case "unreadable":
+		fmt.Fprintf(w, "provenance: unreadable: %s\n", r.Broken)
 	default:
-		log, err := evidence.Load(evidence.Path(e.getenv, t.Session))
-		if err != nil {
-			fmt.Fprintf(w, "provenance: unreadable: %v\n", err)
-			break
+		if r.Provenance == "none" {
+			fmt.Fprintf(w, "provenance: no critic or validator run recorded for session %s\n", orNone(r.Session))
 		}
-		c, hasCritic := log.LastCritic()
-		v, hasValidator := log.LastValidator()
-		if !hasCritic && !hasValidator {
-			fmt.Fprintf(w, "provenance: no critic or validator run recorded for session %s\n", orNone(t.Session))
-		}
-		if hasCritic {
-			fmt.Fprintf(w, "critic:     %d run(s) on this plan; the latest: %d high, %d medium, %d low (%s)%s%s%s\n", len(log.CriticsOn(d.PlanDigest())),
-				c.High, c.Medium, c.Low, c.TS, when(c.Plan != d.PlanDigest(), "; not on the plan as it stands"),
+		if c := r.Critic; c != nil {
+			fmt.Fprintf(w, "critic:     %d run(s) on this plan; the latest: %d high, %d medium, %d low (%s)%s%s%s\n", r.Critics,
+				c.High, c.Medium, c.Low, c.TS, when(!c.OnPlan, "; not on the plan as it stands"),
 				when(c.GapsSeen, "; saw the gaps"), when(c.Model != "", "; model override "+c.Model))
 		}
-		if hasValidator {
+		if v := r.Validator; v != nil {
 			fmt.Fprintf(w, "validator:  %s: %s (%s)\n", orNone(v.Verdict), v.Reason, v.TS)
 		}
-		if n := len(log.Launches); n > 0 {
-			fmt.Fprintf(w, "running:    %d background run(s) not finished yet\n", n)
+		if r.Running > 0 {
+			fmt.Fprintf(w, "running:    %d background run(s) not finished yet\n", r.Running)
 		}
-		if !hasCritic && !hasValidator {
-			break
-		}
-		status := planfile.StatusPass
-		if val, err := planfile.ParseValidation(t.Validation); err == nil && val.Status == planfile.StatusFail {
-			status = planfile.StatusFail
-		}
-		if err := provenance.Check(d, status, log); err != nil {
-			fmt.Fprintf(w, "provenance: broken: %v\n", err)
-		} else {
+		switch r.Provenance {
+		case "broken":
+			fmt.Fprintf(w, "provenance: broken: %s\n", r.Broken)
+		case "holds":
 			fmt.Fprintf(w, "provenance: holds (a critic on this plan, blind to the gaps; a validator on its findings and these gaps)\n")
 		}
 	}
-	if n := len(d.Signals()); n > 0 {
-		fmt.Fprintf(w, "signals:    %d not yet recorded (the next Write or Edit of the plan in plan mode records them)\n", n)
+	if r.Signals > 0 {
+		fmt.Fprintf(w, "signals:    %d not yet recorded (the next Write or Edit of the plan in plan mode records them)\n", r.Signals)
 	}
-
-	// Ask the gate itself, with the input Claude Code would send.
-	input, _ := sjson.SetBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"ExitPlanMode"}`), "cwd", cwd)
-	input, _ = sjson.SetBytes(input, "tool_input.planFilePath", path)
-	input, _ = sjson.SetBytes(input, "session_id", t.Session)
-	out := gate.Decide(hookio.NewInput(input), e.getenv)
-	switch {
-	case out.Deny:
-		fmt.Fprintf(w, "gate:       deny: %s\n", out.Reason)
-	case out.SystemMessage != "":
-		fmt.Fprintf(w, "gate:       no decision: %s\n", out.SystemMessage)
-	default:
-		fmt.Fprintf(w, "gate:       no decision: ExitPlanMode goes to your approval dialog\n")
+	if r.Gate.Decision == "deny" {
+		fmt.Fprintf(w, "gate:       deny: %s\n", r.Gate.Reason)
+	} else {
+		fmt.Fprintf(w, "gate:       no decision: %s\n", r.Gate.Reason)
 	}
-	return nil
 }
 
 func when(cond bool, text string) string {

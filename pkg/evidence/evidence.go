@@ -98,6 +98,35 @@ type Log struct {
 	Validators []ValidatorRun    `json:"validators,omitempty"`
 	Leakage    []LeakageRun      `json:"leakage,omitempty"`
 	Overflowed string            `json:"overflowed,omitempty"` // a plan digest with more than MaxCritics critic runs
+	// Stopped are answers whose SubagentStop came before the launch's
+	// PostToolUse (the two hooks race) and whose prompt the transcript did
+	// not give yet: the launch completes them.
+	Stopped map[string]Stop `json:"stopped,omitempty"`
+}
+
+// Stop is a subagent's answer waiting for its launch.
+type Stop struct {
+	Agent  string `json:"agent"`
+	Answer string `json:"answer"`
+	TS     string `json:"ts"`
+}
+
+// AddStop keeps an answer for a launch still to come, dropping the oldest
+// past maxLaunches.
+func (l *Log) AddStop(id string, s Stop) {
+	if l.Stopped == nil {
+		l.Stopped = map[string]Stop{}
+	}
+	l.Stopped[id] = s
+	for len(l.Stopped) > maxLaunches {
+		oldest := ""
+		for k, v := range l.Stopped {
+			if oldest == "" || v.TS < l.Stopped[oldest].TS {
+				oldest = k
+			}
+		}
+		delete(l.Stopped, oldest)
+	}
 }
 
 // LastCritic is the critic run that finished last, if any.

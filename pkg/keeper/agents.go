@@ -45,6 +45,13 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 			return model != "" && log.SetModel(id, model)
 		}
 		launch := provenance.Launch(doc, log, agent, prompt, model, ts)
+		if stop, ok := log.Stopped[id]; ok && status == "async_launched" {
+			// Its SubagentStop came first, before the transcript could
+			// tell its prompt: the answer waited for this launch.
+			delete(log.Stopped, id)
+			note = provenance.Finish(log, id, launch, stop.Answer, stop.TS)
+			return true
+		}
 		if status == "async_launched" {
 			log.AddLaunch(id, launch)
 			return true
@@ -90,12 +97,12 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	var prompt string
 	var doc *planfile.Doc
 	if _, launched := log.Launches[id]; !launched {
+		// The stop came before its launch's PostToolUse: the prompt from the
+		// transcript, or, when it cannot tell yet, the answer waits there
+		// for the launch.
 		transcript, _, _ := in.Field("agent_transcript_path")
-		if prompt, err = FirstPrompt(transcript); err != nil {
-			return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: its prompt is not readable (%v).", agent, err)}
-		}
-		if _, doc, _ = sessionPlan(in, getenv, agent); doc == nil {
-			return hookio.PostOutcome{}
+		if prompt, err = FirstPrompt(transcript); err == nil {
+			_, doc, _ = sessionPlan(in, getenv, agent)
 		}
 	}
 	err = evidence.Update(store, func(log *evidence.Log) bool {
@@ -105,7 +112,8 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		launch, ok := log.Launches[id]
 		if !ok {
 			if doc == nil {
-				return false // the launch went away meanwhile (dropped past the bound)
+				log.AddStop(id, evidence.Stop{Agent: agent, Answer: answer, TS: ts})
+				return true
 			}
 			launch = provenance.Launch(doc, log, agent, prompt, "", ts)
 		}
