@@ -56,15 +56,15 @@ type command struct {
 var commands = map[string]command{
 	"check":    {"rodin check PLAN", runCheck},
 	"extract":  {"rodin extract PLAN", runExtract},
-	"gaps":     {"rodin gaps [--next-id] PLAN", runGaps},
+	"gaps":     {"rodin gaps [--next-id|--json] PLAN", runGaps},
 	"parse":    {"rodin parse critic|validator < ANSWER", runParse},
 	"signal":   {"rodin signal PLAN | rodin signal pass|fail [--reason TEXT]", runSignal},
 	"leakage":  {"rodin leakage PLAN", runLeakage},
 	"prompt":   {"rodin prompt critic|validator PLAN", runPrompt},
 	"findings": {"rodin findings PLAN", runFindings},
 	"verdict":  {"rodin verdict PLAN", runVerdict},
-	"status":   {"rodin status [PLAN]", runStatus},
-	"doctor":   {"rodin doctor", runDoctor},
+	"status":   {"rodin status [--json] [PLAN]", runStatus},
+	"doctor":   {"rodin doctor [--json]", runDoctor},
 	"version":  {"rodin version", runVersion},
 	"build":    {"rodin build [--all] [--out DIR]", runBuild},
 	"install":  {"rodin install", runInstall},
@@ -76,7 +76,7 @@ const usage = `usage: rodin <command> [arguments]
 For the /rodin:plan-gate skill:
   rodin check PLAN                    check Goals, the gaps block and the gap entries
   rodin extract PLAN                  print the plan content (never the gaps)
-  rodin gaps [--next-id] PLAN         print the gaps content, or the next free GAP id
+  rodin gaps [--next-id|--json] PLAN  print the gaps content, the next free GAP id, or the entries as JSON
   rodin leakage PLAN                  the latest leakage-detector answer rodin recorded
   rodin prompt critic PLAN            print the critic's exact prompt (the plan, never the gaps)
   rodin findings PLAN                 the latest critic answer rodin recorded, parsed (JSON)
@@ -89,12 +89,14 @@ For other orchestrations:
   rodin signal pass|fail [--reason T] print a verdict signal line
 
 For people:
-  rodin status [PLAN]                 digests, status, and what the gate would decide
-  rodin doctor                        check the installation
-  rodin version
+  rodin status [--json] [PLAN]        digests, status, evidence, and what the gate would decide
+  rodin doctor [--json]               check the installation
+  rodin version                       (also rodin --version)
 
 For Claude Code (the SessionStart hook runs it):
   rodin setup                         link the hook executables into the plugin's data directory
+
+Every command: rodin help COMMAND, or rodin COMMAND --help.
 
 In a source checkout:
   rodin build [--all] [--out DIR]     build the hooks into plugin/libexec
@@ -106,17 +108,35 @@ In a source checkout:
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		io.WriteString(stderr, usage)
-		if len(args) == 0 {
-			return 2
+	switch {
+	case len(args) == 0:
+		io.WriteString(stderr, usage) // like go and git: no command is a usage mistake
+		return 2
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fmt.Fprintf(stdout, "usage: %s\n", c.usage)
+				return 0
+			}
 		}
+		io.WriteString(stdout, usage)
 		return 0
+	case args[0] == "--version" || args[0] == "-version":
+		args = []string{"version"}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "rodin: unknown command %q\nrodin: hint: run `rodin help` for the list\n", args[0])
+		fmt.Fprintf(stderr, "rodin: unknown command %q\n", args[0])
+		if near := nearest(args[0]); near != "" {
+			fmt.Fprintf(stderr, "rodin: hint: did you mean `rodin %s`?\n", near)
+		} else {
+			fmt.Fprintf(stderr, "rodin: hint: run `rodin help` for the list\n")
+		}
 		return 2
+	}
+	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
+		fmt.Fprintf(stdout, "usage: %s\n", cmd.usage)
+		return 0
 	}
 	err := cmd.run(e, args[1:])
 	var ue usageError
@@ -133,6 +153,49 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rodin: %v\n", err)
 	}
 	return 1
+}
+
+// nearest is the command name within two edits of name, "" when none is.
+func nearest(name string) string {
+	best, bestDist := "", 3
+	for c := range commands {
+		if d := editDistance(name, c); d < bestDist || d == bestDist && c < best {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// noFlags refuses flags to a command that takes none, so that `--foo` is
+// called an unknown flag rather than an extra argument.
+func noFlags(name string, args []string) error {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			return usageError{fmt.Sprintf("%s takes no flags; unknown flag %s", name, a)}
+		}
+	}
+	return nil
 }
 
 // flags parses a subcommand's flags; flags may come before or after the
@@ -156,6 +219,9 @@ func flags(name string, args []string, define func(*flag.FlagSet)) ([]string, er
 }
 
 func onePlan(name string, args []string) (string, error) {
+	if err := noFlags(name, args); err != nil {
+		return "", err
+	}
 	if len(args) != 1 {
 		return "", usageError{fmt.Sprintf("%s takes one plan file, got %d arguments", name, len(args))}
 	}

@@ -46,21 +46,45 @@ func pluginRoot(e *env) string {
 	return ""
 }
 
+// doctorCheck is one line of rodin doctor: ok, FAIL, or a note.
+type doctorCheck struct {
+	Result string `json:"result"` // ok, fail, note
+	Text   string `json:"text"`
+}
+
 func runDoctor(e *env, args []string) error {
+	var asJSON bool
+	args, err := flags("doctor", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	})
+	if err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return usageError{"doctor takes no arguments"}
 	}
-	w := e.stdout
+	var checks []doctorCheck
 	problems := 0
 	report := func(ok bool, format string, args ...any) {
-		mark := "ok  "
+		c := doctorCheck{"ok", fmt.Sprintf(format, args...)}
 		if !ok {
-			mark = "FAIL"
+			c.Result = "fail"
 			problems++
 		}
-		fmt.Fprintf(w, "%s %s\n", mark, fmt.Sprintf(format, args...))
+		checks = append(checks, c)
 	}
-	fmt.Fprintf(w, "rodin %s on %s/%s\n", Version, runtime.GOOS, runtime.GOARCH)
+	note := func(format string, args ...any) { checks = append(checks, doctorCheck{"note", fmt.Sprintf(format, args...)}) }
+	defer func() {
+		if asJSON {
+			writeJSON(e.stdout, map[string]any{"version": Version, "platform": runtime.GOOS + "/" + runtime.GOARCH, "checks": checks, "problems": problems})
+			return
+		}
+		fmt.Fprintf(e.stdout, "rodin %s on %s/%s\n", Version, runtime.GOOS, runtime.GOARCH)
+		for _, c := range checks {
+			mark := map[string]string{"ok": "ok  ", "fail": "FAIL", "note": "note"}[c.Result]
+			fmt.Fprintf(e.stdout, "%s %s\n", mark, c.Text)
+		}
+	}()
 
 	root := pluginRoot(e)
 	if root == "" {
@@ -74,7 +98,7 @@ func runDoctor(e *env, args []string) error {
 			case err == nil && fi.Mode().IsRegular():
 				report(true, "%s present", bin)
 			case goErr == nil:
-				fmt.Fprintf(w, "note %s missing; the launcher builds it with go on first use\n", bin)
+				note("%s missing; the launcher builds it with go on first use", bin)
 			default:
 				report(false, "%s missing and go is not on PATH: the gate denies every ExitPlanMode until it is installed", bin)
 			}
@@ -95,11 +119,11 @@ func runDoctor(e *env, args []string) error {
 			}
 			report(true, "plans directory %s (%d plan files)", d, n)
 		} else {
-			fmt.Fprintf(w, "note plans directory %s does not exist yet (Claude Code creates it)\n", d)
+			note("plans directory %s does not exist yet (Claude Code creates it)", d)
 		}
 	}
 	if e.getenv("RODIN_GATE") == "off" {
-		fmt.Fprintf(w, "note RODIN_GATE=off: the plan gate is off\n")
+		note("RODIN_GATE=off: the plan gate is off")
 	}
 	if claude, err := exec.LookPath("claude"); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -107,12 +131,57 @@ func runDoctor(e *env, args []string) error {
 		out, err := exec.CommandContext(ctx, claude, "--version").Output()
 		report(err == nil, "Claude Code %s", strings.TrimSpace(string(out)))
 	} else {
-		fmt.Fprintf(w, "note the claude CLI is not on PATH\n")
+		note("the claude CLI is not on PATH")
 	}
 	if problems > 0 {
-		return fmt.Errorf("%d problem(s) found", problems)
+		return withHint(fmt.Errorf("%d problem(s) found", problems), "each FAIL line says what is missing; `rodin install` in a source checkout rebuilds the executables, and a new Claude Code session runs the SessionStart hook again")
 	}
 	return nil
+}
+
+// linkOnPath puts rodin on the user's PATH: a link in $XDG_BIN_HOME or
+// ~/.local/bin to the executable just built (which finds its plugin from
+// where it really is). It never replaces a file it did not make, and says
+// the exact line to add when that directory is not on PATH.
+func linkOnPath(e *env, exe string) {
+	dir := e.getenv("XDG_BIN_HOME")
+	if dir == "" {
+		home := e.getenv("HOME")
+		if home == "" {
+			return
+		}
+		dir = filepath.Join(home, ".local", "bin")
+	}
+	link := filepath.Join(dir, "rodin")
+	if cur, err := os.Readlink(link); err != nil || cur != exe {
+		if _, err := os.Lstat(link); err == nil && !isRodinLink(link) {
+			fmt.Fprintf(e.stdout, "rodin: %s exists and is not rodin's; leaving it. Run rodin as %s\n", link, exe)
+			return
+		}
+		os.Remove(link)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fmt.Fprintf(e.stdout, "rodin: could not create %s: %v\n", dir, err)
+			return
+		}
+		if err := os.Symlink(exe, link); err != nil {
+			fmt.Fprintf(e.stdout, "rodin: could not link %s: %v\n", link, err)
+			return
+		}
+	}
+	fmt.Fprintf(e.stdout, "linked %s -> %s\n", link, exe)
+	for _, p := range filepath.SplitList(e.getenv("PATH")) {
+		if filepath.Clean(p) == filepath.Clean(dir) {
+			return
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s is not on your PATH; add it, for example in ~/.profile:\n\n    export PATH=\"%s:$PATH\"\n\n", dir, dir)
+}
+
+// isRodinLink reports whether link points at a rodin executable in a libexec
+// directory (one that an earlier install made).
+func isRodinLink(link string) bool {
+	target, err := os.Readlink(link)
+	return err == nil && filepath.Base(filepath.Dir(target)) == "libexec" && strings.HasPrefix(filepath.Base(target), "rodin-")
 }
 
 // checkHooksJSON checks that the plugin's hooks.json prepares the
@@ -225,9 +294,11 @@ func runInstall(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(e.stderr, "rodin: building rodin for %s/%s into %s (the first build can take a minute)\n", runtime.GOOS, runtime.GOARCH, filepath.Join(root, "plugin", "libexec"))
 	if err := build(e, root, filepath.Join(root, "plugin", "libexec"), [][2]string{{runtime.GOOS, runtime.GOARCH}}); err != nil {
 		return err
 	}
+	linkOnPath(e, filepath.Join(root, "plugin", "libexec", release.BinaryName("rodin", runtime.GOOS, runtime.GOARCH)))
 	claude, err := exec.LookPath("claude")
 	if err != nil {
 		fmt.Fprintf(e.stdout, `

@@ -67,17 +67,26 @@ func runCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Every problem at once: a plan fixed one message at a time costs the
+	// agent a round trip per problem.
+	var problems []string
 	if !d.HasHeading(2, "Goals") {
-		return msgNoGoals
+		problems = append(problems, string(msgNoGoals))
 	}
 	if !d.HasGapsBlock() {
-		return msgNoGaps
+		problems = append(problems, string(msgNoGaps))
 	}
-	gaps, problems := d.Entries("GAP", true)
-	problems = append(problems, d.StrayGapsLines()...)
-	if len(problems) > 0 {
-		return withHint(fmt.Errorf("%s: gap entries are not well formed:\n  %s", path, strings.Join(problems, "\n  ")),
+	gaps, entryProblems := d.Entries("GAP", true)
+	entryProblems = append(entryProblems, d.StrayGapsLines()...)
+	switch {
+	case len(problems) == 1 && len(entryProblems) == 0:
+		return specMessage(problems[0]) // the SPEC's message, as it is
+	case len(entryProblems) > 0:
+		problems = append(problems, fmt.Sprintf("%s: gap entries are not well formed:\n  %s", path, strings.Join(entryProblems, "\n  ")))
+		return withHint(errors.New(strings.Join(problems, "\nrodin: ")),
 			"each gap is `### GAP-<n>: <title>`, then `- **Severity**: high|medium|low` and `- **Description**: …`")
+	case len(problems) > 0:
+		return errors.New(strings.Join(problems, "\nrodin: "))
 	}
 	fmt.Fprintf(e.stdout, "ok: %s has ## Goals and a gaps block with %d gap(s); next id GAP-%d\n", path, len(gaps), d.NextID("GAP", true))
 	return nil
@@ -101,6 +110,9 @@ func runGaps(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if nextID && asJSON {
+		return usageError{"--next-id and --json cannot be combined"}
+	}
 	_, d, err := wellFormedPlan("gaps", "", args)
 	if err != nil {
 		return err
@@ -116,7 +128,8 @@ func runGaps(e *env, args []string) error {
 		if problems == nil {
 			problems = []string{}
 		}
-		return writeJSON(e.stdout, map[string]any{"gaps": gaps, "problems": problems})
+		// "block" tells a plan without a gaps block from one with an empty block.
+		return writeJSON(e.stdout, map[string]any{"block": d.HasGapsBlock(), "gaps": gaps, "problems": problems})
 	default:
 		if gaps := d.GapsContent(); len(gaps) > 0 {
 			_, err = e.stdout.Write(canonical(gaps))
