@@ -73,7 +73,9 @@ func runDoctor(e *env, args []string) error {
 		}
 		checks = append(checks, c)
 	}
-	note := func(format string, args ...any) { checks = append(checks, doctorCheck{"note", fmt.Sprintf(format, args...)}) }
+	note := func(format string, args ...any) {
+		checks = append(checks, doctorCheck{"note", fmt.Sprintf(format, args...)})
+	}
 	defer func() {
 		if asJSON {
 			writeJSON(e.stdout, map[string]any{"version": Version, "platform": runtime.GOOS + "/" + runtime.GOARCH, "checks": checks, "problems": problems})

@@ -72,16 +72,16 @@ type line struct {
 
 // Doc is a parsed plan file.
 type Doc struct {
-	src       []byte // the file as read
-	bomLen    int
-	norm      []byte // src without BOM, CRLF and lone CR turned into LF
-	crlf      bool   // the file's first line ends in CRLF: new lines use CRLF too
-	lines     []line
-	start     int // line index of the gaps start marker, -1 when none
-	end       int // line index of the gaps end marker, -1 when none
-	meta      Trailer
-	signals   []int // line indexes of verdict signals
-	probs     []problem
+	src     []byte // the file as read
+	bomLen  int
+	norm    []byte // src without BOM, CRLF and lone CR turned into LF
+	crlf    bool   // the file's first line ends in CRLF: new lines use CRLF too
+	lines   []line
+	start   int // line index of the gaps start marker, -1 when none
+	end     int // line index of the gaps end marker, -1 when none
+	meta    Trailer
+	signals []int // line indexes of verdict signals
+	probs   []problem
 
 	planDigest, gapsDigest string // computed once, on first use, or proven by the seal
 
