@@ -367,7 +367,7 @@ func Load(path string) (Log, error) {
 	if err != nil {
 		return l, err
 	}
-	if err := json.Unmarshal(b, &l); err != nil {
+	if l, err = decode(b); err != nil {
 		return Log{}, fmt.Errorf("%s is not readable: %v", path, err)
 	}
 	return l, nil
