@@ -13,9 +13,9 @@ lint:
     test -z "$(gofmt -l $(git ls-files '*.go'))"
     go vet ./...
 
-# Cross-compile every release platform into plugin/libexec.
+# Release archives for every platform, their SHA256SUMS, and the plugin's copy.
 release:
-    go run ./hooks/rodin build --all
+    go run ./hooks/rodin release
 
 # Whole-process benchmarks against the floor and the shell design.
 bench:

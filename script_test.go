@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,6 +94,8 @@ func TestScript(t *testing.T) {
 			"plugin":    cmdPlugin,
 			"mkfifo":    cmdMkfifo,
 			"bigfile":   cmdBigfile,
+			"release":   cmdRelease,
+			"serve":     cmdServe,
 			"hookcmd":   cmdHookcmd,
 		},
 	})
@@ -424,3 +428,41 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 // testSealKey keys the seals in the scripts and the replayed sessions, as
 // the E2E tier's sessions do (e2e/session_test.go), so that files compare.
 const testSealKey = "rodin-test-seal-key-0123456789ab"
+
+// release PLUGIN OUT packages this test binary, as the three executables
+// for this machine, the way `rodin release` does (release.Package) into OUT,
+// and puts the checksums where the plugin carries them
+// (PLUGIN/release/SHA256SUMS), for the version PLUGIN's plugin.json says.
+func cmdRelease(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: release PLUGIN OUT")
+	}
+	plugin, out := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+	version := gjson.Get(ts.ReadFile(filepath.Join(plugin, ".claude-plugin", "plugin.json")), "version").String()
+	self, err := os.Executable()
+	ts.Check(err)
+	bin := filepath.Join(out, ".bin")
+	ts.Check(os.MkdirAll(bin, 0o755))
+	for _, name := range release.Executables {
+		ts.Check(copyFile(self, filepath.Join(bin, release.BinaryName(name, runtime.GOOS, runtime.GOARCH))))
+	}
+	sums, err := release.Package(bin, out, version, [][2]string{{runtime.GOOS, runtime.GOARCH}})
+	ts.Check(err)
+	os.RemoveAll(bin)
+	ts.Check(os.MkdirAll(filepath.Join(plugin, "release"), 0o755))
+	ts.Check(copyFile(sums, filepath.Join(plugin, "release", "SHA256SUMS")))
+}
+
+// serve DIR serves DIR over HTTP on 127.0.0.1 for the rest of the script,
+// and sets $URL to it.
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: serve DIR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	srv := &http.Server{Handler: http.FileServer(http.Dir(ts.MkAbs(args[0])))}
+	go srv.Serve(ln)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv("URL", "http://"+ln.Addr().String())
+}

@@ -68,6 +68,7 @@ var commands = map[string]command{
 	"version":  {"rodin version", runVersion},
 	"build":    {"rodin build [--all] [--out DIR]", runBuild},
 	"install":  {"rodin install", runInstall},
+	"release":  {"rodin release [--out DIR]", runRelease},
 	"setup":    {"rodin setup", runSetup},
 }
 
@@ -100,7 +101,8 @@ Every command: rodin help COMMAND, or rodin COMMAND --help.
 
 In a source checkout:
   rodin build [--all] [--out DIR]     build the hooks into plugin/libexec
-  rodin install                       build, then register the plugin with Claude Code
+  rodin install                       build, link rodin into ~/.local/bin, register the plugin with Claude Code
+  rodin release [--out DIR]           archives for every platform, SHA256SUMS, and plugin/release/SHA256SUMS
 `
 
 // Main runs the rodin command; its result is the process exit code: 0, 1

@@ -274,6 +274,58 @@ func runBuild(e *env, args []string) error {
 	return build(e, root, out, targets)
 }
 
+// runRelease builds every platform and writes the release archives with
+// their SHA256SUMS into --out (dist/ by default), and the checksums into
+// plugin/release/SHA256SUMS: the plugin carries the checksums it trusts, so
+// a marketplace install without Go can fetch its executables and check
+// them (the launcher's setup).
+func runRelease(e *env, args []string) error {
+	var out string
+	args, err := flags("release", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "where the archives go (default: dist/ in the checkout)")
+	})
+	if err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usageError{"release takes no arguments"}
+	}
+	cwd, _ := os.Getwd()
+	root, err := sourceRoot(cwd)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Join(root, "dist")
+	}
+	bin, err := os.MkdirTemp("", "rodin-release-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	fmt.Fprintf(e.stderr, "rodin: building rodin %s for %d platforms\n", Version, len(release.Platforms))
+	if err := build(e, root, bin, release.Platforms); err != nil {
+		return err
+	}
+	sums, err := release.Package(bin, out, Version, release.Platforms)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(sums)
+	if err != nil {
+		return err
+	}
+	dst := filepath.Join(root, "plugin", "release", "SHA256SUMS")
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote the archives and %s\nwrote %s (commit it with the release)\n", sums, dst)
+	return nil
+}
+
 // build compiles the executables the way releases are built (see
 // internal/release).
 func build(e *env, root, out string, targets [][2]string) error {
