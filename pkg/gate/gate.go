@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/guard"
@@ -107,14 +105,15 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if v := claudecode.Version(getenv); !claudecode.Supported(v) {
 		return deny("This Claude Code (%s) is older than %s, the oldest release rodin supports: on it a hook that fails or hangs lets ExitPlanMode through, so the gate denies instead. To fix: update Claude Code (`claude update`), or set RODIN_GATE=off to leave plans unchecked.", v, claudecode.MinVersion)
 	}
-	if ti := in.Get("tool_input"); ti.Exists() && ti.Type != gjson.Null && !ti.IsObject() {
-		return malformedInput("tool_input is not an object")
-	}
-	planPath, hasPath, err := in.Field("tool_input.planFilePath")
+	input, _, err := in.Object("tool_input")
 	if err != nil {
 		return malformedInput(err.Error())
 	}
-	planText, hasText, err := in.StringField("tool_input.plan")
+	planPath, hasPath, err := input.Field("planFilePath")
+	if err != nil {
+		return malformedInput(err.Error())
+	}
+	planText, hasText, err := input.StringField("plan")
 	if err != nil {
 		return malformedInput(err.Error())
 	}

@@ -30,7 +30,10 @@ const MaxInput = 64 << 20
 
 // Input is one hook input, validated JSON. It is kept as a string so that
 // gjson reads fields from it without copying: inputs carry whole plans.
-type Input struct{ raw string }
+type Input struct {
+	raw  string
+	path string // for a part of an input (Object): where it sits, for messages
+}
 
 // Read reads and validates a hook input.
 func Read(r io.Reader) (Input, error) {
@@ -110,9 +113,24 @@ func (in Input) StringField(path string) (s JSONString, ok bool, err error) {
 	case raw == "" || raw == "null":
 		return s, false, nil
 	case raw[0] != '"':
-		return s, false, fmt.Errorf("%s is %s, not a string", path, typeName(gjson.Parse(raw)))
+		return s, false, fmt.Errorf("%s%s is %s, not a string", in.path, path, typeName(gjson.Parse(raw)))
 	}
 	return JSONString{raw}, true, nil
+}
+
+// Object is the object at a dotted path, as an Input of its own: several
+// fields of it are then found without walking the whole input again (it
+// holds the plan, megabytes of it). ok is false when it is absent or null;
+// err is set when it is of another type.
+func (in Input) Object(path string) (obj Input, ok bool, err error) {
+	raw := lookup(in.raw, path)
+	switch {
+	case raw == "" || raw == "null":
+		return obj, false, nil
+	case raw[0] != '{':
+		return obj, false, fmt.Errorf("%s%s is not an object", in.path, path)
+	}
+	return Input{raw: raw, path: in.path + path + "."}, true, nil
 }
 
 // jsonStringEquals reports whether the JSON string literal lit (valid, with

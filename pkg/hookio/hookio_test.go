@@ -214,3 +214,27 @@ func TestLookupSurvivesInvalidJSON(t *testing.T) {
 		_ = NewInput([]byte(j)).TopLevelCount("a")
 	}
 }
+
+// An object's fields are found as through the whole input, and messages
+// name their full path.
+func TestObject(t *testing.T) {
+	in := NewInput([]byte(`{"tool_name":"ExitPlanMode","tool_input":{"plan":"# P\n\"q\"","planFilePath":7},"x":[]}`))
+	obj, ok, err := in.Object("tool_input")
+	if !ok || err != nil {
+		t.Fatalf("Object(tool_input) = %v, %v", ok, err)
+	}
+	whole, _, _ := in.Field("tool_input.plan")
+	part, _, _ := obj.Field("plan")
+	if part != whole || part != "# P\n\"q\"" {
+		t.Errorf("plan through the object %q, through the input %q", part, whole)
+	}
+	if _, _, err := obj.Field("planFilePath"); err == nil || err.Error() != "tool_input.planFilePath is a number, not a string" {
+		t.Errorf("error = %v", err)
+	}
+	if _, ok, err := in.Object("missing"); ok || err != nil {
+		t.Errorf("Object(missing) = %v, %v", ok, err)
+	}
+	if _, _, err := in.Object("x"); err == nil || err.Error() != "x is not an object" {
+		t.Errorf("Object(x) error = %v", err)
+	}
+}
