@@ -181,13 +181,19 @@ func latestValidator(log evidence.Log) (evidence.ValidatorRun, error) {
 	return v, nil
 }
 
+// awaitedValidator is the latest validator run on PLAN's session, parsed,
+// once no validator run is in flight (or the wait ran out).
+func awaitedValidator(e *env, command string, args []string) (evidence.ValidatorRun, error) {
+	_, _, log, err := awaited(e, command, args, provenance.ValidatorAgent)
+	if err != nil {
+		return evidence.ValidatorRun{}, err
+	}
+	return latestValidator(log)
+}
+
 // runVerdict prints the latest validator verdict, parsed (JSON).
 func runVerdict(e *env, args []string) error {
-	_, _, log, err := awaited(e, "verdict", args, provenance.ValidatorAgent)
-	if err != nil {
-		return err
-	}
-	v, err := latestValidator(log)
+	v, err := awaitedValidator(e, "verdict", args)
 	if err != nil {
 		return err
 	}
@@ -196,11 +202,7 @@ func runVerdict(e *env, args []string) error {
 
 // signalFromRecord prints the signal line for the latest validator verdict.
 func signalFromRecord(e *env, args []string) error {
-	_, _, log, err := awaited(e, "signal", args, provenance.ValidatorAgent)
-	if err != nil {
-		return err
-	}
-	v, err := latestValidator(log)
+	v, err := awaitedValidator(e, "signal", args)
 	if err != nil {
 		return err
 	}

@@ -259,8 +259,7 @@ func runBuild(e *env, args []string) error {
 	if len(args) > 0 {
 		return usageError{"build takes no arguments"}
 	}
-	cwd, _ := os.Getwd()
-	root, err := sourceRoot(cwd)
+	root, err := checkoutRoot()
 	if err != nil {
 		return err
 	}
@@ -290,8 +289,7 @@ func runRelease(e *env, args []string) error {
 	if len(args) > 0 {
 		return usageError{"release takes no arguments"}
 	}
-	cwd, _ := os.Getwd()
-	root, err := sourceRoot(cwd)
+	root, err := checkoutRoot()
 	if err != nil {
 		return err
 	}
@@ -343,8 +341,7 @@ func runInstall(e *env, args []string) error {
 	if len(args) > 0 {
 		return usageError{"install takes no arguments"}
 	}
-	cwd, _ := os.Getwd()
-	root, err := sourceRoot(cwd)
+	root, err := checkoutRoot()
 	if err != nil {
 		return err
 	}
@@ -388,4 +385,10 @@ or register it for good:
 	}
 	fmt.Fprintf(e.stdout, "\nregistered: rodin@rodin (marketplace %s). Start claude and use /rodin:plan-gate in plan mode.\n\n", root)
 	return runDoctor(e, nil)
+}
+
+// checkoutRoot is the rodin source checkout the command runs in.
+func checkoutRoot() (string, error) {
+	cwd, _ := os.Getwd()
+	return sourceRoot(cwd)
 }
