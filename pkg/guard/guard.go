@@ -76,7 +76,7 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if len(after) == 0 {
 		return hookio.NoDecision // unchanged (none before), or all dropped: never assessed
 	}
-	what, line := diff(before, after)
+	what, line := planfile.DiffOwned(before, after)
 	if what == "" {
 		return hookio.NoDecision
 	}
@@ -115,22 +115,6 @@ func edit(text string, e gjson.Result) (string, bool) {
 		return strings.ReplaceAll(text, from, to), true
 	}
 	return strings.Replace(text, from, to, 1), true
-}
-
-// diff names the first hook-owned line that would change: what happens to
-// it and the line itself.
-func diff(before, after []planfile.OwnedLine) (what, line string) {
-	for i := 0; i < len(before) || i < len(after); i++ {
-		switch {
-		case i >= len(after):
-			return "remove", before[i].Text
-		case i >= len(before):
-			return "add", after[i].Text
-		case before[i].Text != after[i].Text:
-			return "change", before[i].Text + "` into `" + after[i].Text
-		}
-	}
-	return "", ""
 }
 
 func shorten(s string) string {

@@ -118,18 +118,8 @@ func ownedLinesEdited(in hookio.Input, after *planfile.Doc) bool {
 		return false
 	}
 	b, a := planfile.Parse([]byte(before)).OwnedLines(), after.OwnedLines()
-	if len(a) == 0 {
-		return false
-	}
-	if len(a) != len(b) {
-		return true
-	}
-	for i := range a {
-		if a[i].Text != b[i].Text {
-			return true
-		}
-	}
-	return false
+	what, _ := planfile.DiffOwned(b, a)
+	return len(a) > 0 && what != ""
 }
 
 // rawOwned is every line that starts a rodin comment and is not a gaps

@@ -418,6 +418,23 @@ type OwnedLine struct {
 	Text string // without surrounding spaces
 }
 
+// DiffOwned names the first hook-owned line that differs between two
+// versions of a file: what happens to it ("add", "change", "remove") and
+// the line; "" when they hold the same owned lines.
+func DiffOwned(before, after []OwnedLine) (what, line string) {
+	for i := 0; i < len(before) || i < len(after); i++ {
+		switch {
+		case i >= len(after):
+			return "remove", before[i].Text
+		case i >= len(before):
+			return "add", after[i].Text
+		case before[i].Text != after[i].Text:
+			return "change", before[i].Text + "` into `" + after[i].Text
+		}
+	}
+	return "", ""
+}
+
 // OwnedLines are the hook-owned lines of the file, in order. It reads the
 // whole file, seal or no seal: a seal proves nothing to a caller that must
 // see every line.
