@@ -121,12 +121,7 @@ func criticsOn(path string, d *planfile.Doc, log evidence.Log) ([]evidence.Criti
 	if _, err := latestCritic(path, d, log); err != nil {
 		return nil, err
 	}
-	var runs []evidence.CriticRun
-	for _, r := range log.CriticsOn(d.PlanDigest()) {
-		if r.Findings != "" {
-			runs = append(runs, r)
-		}
-	}
+	runs := provenance.Usable(log.CriticsOn(d.PlanDigest()))
 	if len(runs) == 0 {
 		return nil, withHint(errors.New("no critic answer on the plan as it stands could be parsed"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
 	}

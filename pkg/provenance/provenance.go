@@ -80,11 +80,11 @@ func ValidatorPrompt(d *planfile.Doc, answers []string) string {
 	return b.String()
 }
 
-// usable are the critic runs on the plan as it stands whose answers the
-// validator must see: those with a parseable answer.
-func usable(d *planfile.Doc, log *evidence.Log) []evidence.CriticRun {
+// Usable are the runs among critics (the runs on the plan as it stands)
+// whose answers parse: the ones the validator must see, in order.
+func Usable(critics []evidence.CriticRun) []evidence.CriticRun {
 	var out []evidence.CriticRun
-	for _, r := range log.CriticsOn(d.PlanDigest()) {
+	for _, r := range critics {
 		if r.Findings != "" {
 			out = append(out, r)
 		}
@@ -108,7 +108,7 @@ func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts string)
 		l.Critic = &r
 	default:
 		r := evidence.ValidatorRun{TS: ts, Model: model, Findings: assess.FindingsDigest(prompt)}
-		runs := usable(d, log)
+		runs := Usable(log.CriticsOn(d.PlanDigest()))
 		answers := make([]string, len(runs))
 		ids := make([]string, len(runs))
 		for i, c := range runs {
@@ -210,7 +210,7 @@ func Check(d *planfile.Doc, status string, log evidence.Log) error {
 		return fmt.Errorf("more than %d critic runs were made on this plan", evidence.MaxCritics)
 	}
 	all := log.CriticsOn(d.PlanDigest())
-	runs := usable(d, &log)
+	runs := Usable(all)
 	if len(runs) == 0 {
 		if len(log.Launches) > 0 {
 			return errors.New("no critic run has finished yet (a background run is still going: wait for it, then run /rodin:plan-gate's last steps again)")
