@@ -101,7 +101,7 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		// transcript, or, when it cannot tell yet, the answer waits there
 		// for the launch.
 		transcript, _, _ := in.Field("agent_transcript_path")
-		if prompt, err = FirstPrompt(transcript); err == nil {
+		if prompt, err = firstPrompt(transcript); err == nil {
 			_, doc, _ = sessionPlan(in, getenv, agent)
 		}
 	}
@@ -145,9 +145,9 @@ func sessionPlan(in hookio.Input, getenv func(string) string, agent string) (pat
 // maxTranscriptLine bounds the line read for a subagent's prompt.
 const maxTranscriptLine = 64 << 20
 
-// FirstPrompt is the prompt a subagent was started with: the text of the
+// firstPrompt is the prompt a subagent was started with: the text of the
 // first "user" message in its JSONL transcript.
-func FirstPrompt(path string) (string, error) {
+func firstPrompt(path string) (string, error) {
 	if path == "" {
 		return "", fmt.Errorf("no agent_transcript_path")
 	}

@@ -76,7 +76,7 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	tampered := ownedLinesEdited(in, doc)
 	next := func(doc *planfile.Doc) (planfile.Trailer, string, bool) {
 		if tampered {
-			return Tampered(doc, session, now)
+			return tamperedTrailer(doc, session, now)
 		}
 		return Next(doc, session, now, check)
 	}
@@ -98,9 +98,9 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	return out
 }
 
-// ReasonTampered is the pending reason after a tool call changed the lines
+// reasonTampered is the pending reason after a tool call changed the lines
 // the hooks own (the guard denies those; this catches what it cannot see).
-const ReasonTampered = "rodin's lines at the end of the plan were changed by a tool call, so no earlier verdict counts"
+const reasonTampered = "rodin's lines at the end of the plan were changed by a tool call, so no earlier verdict counts"
 
 // ownedLinesEdited reports whether the tool call changed the hook-owned
 // lines: tool_response.originalFile is the file before it. A quick look at
@@ -139,16 +139,16 @@ func rawOwned(text string) string {
 	return b.String()
 }
 
-// Tampered is the trailer after a tool call changed the hook-owned lines:
+// tamperedTrailer is the trailer after a tool call changed the hook-owned lines:
 // pending, with the current digests and this session's marker; signals are
 // dropped with it.
-func Tampered(d *planfile.Doc, session string, now time.Time) (planfile.Trailer, string, bool) {
+func tamperedTrailer(d *planfile.Doc, session string, now time.Time) (planfile.Trailer, string, bool) {
 	t := planfile.Trailer{Session: session, PlanHash: d.PlanDigest(), GapsHash: d.GapsDigest(),
-		Validation: record(planfile.StatusPending, ReasonTampered, now)}
+		Validation: record(planfile.StatusPending, reasonTampered, now)}
 	if t == d.Trailer() && len(d.Signals()) == 0 {
 		return t, "", false
 	}
-	return t, "validation: pending, " + ReasonTampered, true
+	return t, "validation: pending, " + reasonTampered, true
 }
 
 // rewrite changes the plan's trailer under the lock: it parses the file as it
