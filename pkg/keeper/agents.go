@@ -1,19 +1,17 @@
 package keeper
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
+	"github.com/rodin-gate/rodin/pkg/transcript"
 )
 
 // recordAgent records a rodin:critic or rodin:validator run from the Agent
@@ -100,8 +98,8 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		// The stop came before its launch's PostToolUse: the prompt from the
 		// transcript, or, when it cannot tell yet, the answer waits there
 		// for the launch.
-		transcript, _, _ := in.Field("agent_transcript_path")
-		if prompt, err = firstPrompt(transcript); err == nil {
+		path, _, _ := in.Field("agent_transcript_path")
+		if prompt, err = transcript.FirstPrompt(path); err == nil {
 			_, doc, _ = sessionPlan(in, getenv, agent)
 		}
 	}
@@ -142,45 +140,3 @@ func sessionPlan(in hookio.Input, getenv func(string) string, agent string) (pat
 	return path, planfile.Parse(data), out
 }
 
-// maxTranscriptLine bounds the line read for a subagent's prompt.
-const maxTranscriptLine = 64 << 20
-
-// firstPrompt is the prompt a subagent was started with: the text of the
-// first "user" message in its JSONL transcript.
-func firstPrompt(path string) (string, error) {
-	if path == "" {
-		return "", fmt.Errorf("no agent_transcript_path")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxTranscriptLine)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !gjson.ValidBytes(line) || gjson.GetBytes(line, "type").String() != "user" {
-			continue
-		}
-		content := gjson.GetBytes(line, "message.content")
-		if content.Type == gjson.String {
-			return content.String(), nil
-		}
-		var parts []string
-		content.ForEach(func(_, part gjson.Result) bool {
-			if part.Get("type").String() == "text" {
-				parts = append(parts, part.Get("text").String())
-			}
-			return true
-		})
-		return strings.Join(parts, "\n"), nil
-	}
-	if err := sc.Err(); err != nil {
-		return "", err
-	}
-	return "", fmt.Errorf("%s has no user message", path)
-}

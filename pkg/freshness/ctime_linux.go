@@ -1,0 +1,15 @@
+package freshness
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+func ctime(info fs.FileInfo) (time.Time, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
+}

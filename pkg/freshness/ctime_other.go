@@ -1,0 +1,11 @@
+//go:build !linux && !darwin
+
+package freshness
+
+import (
+	"io/fs"
+	"time"
+)
+
+// ctime is not read here: modification times alone decide.
+func ctime(fs.FileInfo) (time.Time, bool) { return time.Time{}, false }

@@ -1,0 +1,248 @@
+// Package project is what the verify gate knows of the project it guards:
+// its root, its configuration (.rodin/config.json), which files are task
+// files, and a walk of its source tree that skips what is not source.
+package project
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Root is the project root: CLAUDE_PROJECT_DIR, else the hook input's cwd.
+func Root(getenv func(string) string, cwd string) string {
+	if d := getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if filepath.IsAbs(cwd) {
+		return filepath.Clean(cwd)
+	}
+	return ""
+}
+
+// ConfigFile is where a project configures the verify gate, relative to
+// its root.
+const ConfigFile = ".rodin/config.json"
+
+// Config is the verify gate's configuration. Every field has a default;
+// the file need not exist.
+type Config struct {
+	// TaskFiles are globs (relative to the root, `**` for any depth) of
+	// the files that hold tasks.
+	TaskFiles []string `json:"taskFiles,omitempty"`
+	// Ignore are globs of files whose changes do not make evidence stale,
+	// besides the task files, hidden directories, node_modules and the
+	// root .gitignore's patterns.
+	Ignore []string `json:"ignore,omitempty"`
+	// Timeout is `rodin verify`'s default per-command timeout ("5m").
+	Timeout string `json:"timeout,omitempty"`
+}
+
+// DefaultTaskFiles and DefaultIgnore apply when the configuration leaves
+// them out: every tasks.md, and the progress files spec workflows keep
+// beside it.
+var (
+	DefaultTaskFiles = []string{"**/tasks.md"}
+	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md"}
+)
+
+// LoadConfig reads root/.rodin/config.json: {"verify": {...}}. A missing
+// file is the defaults; a file that cannot be read or parsed is an error,
+// so that a typo never silently turns the gate off.
+func LoadConfig(root string) (Config, error) {
+	var c Config
+	b, err := safefile.ReadFile(filepath.Join(root, ConfigFile), 1<<20)
+	switch {
+	case os.IsNotExist(err):
+	case err != nil:
+		return c, fmt.Errorf("cannot read %s: %v", ConfigFile, err)
+	default:
+		var file struct {
+			Verify *Config `json:"verify"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&file); err != nil {
+			return c, fmt.Errorf("%s is not valid: %v", ConfigFile, err)
+		}
+		if file.Verify != nil {
+			c = *file.Verify
+		}
+	}
+	for _, g := range append(append([]string{}, c.TaskFiles...), c.Ignore...) {
+		if _, err := path.Match(strings.ReplaceAll(g, "**", "x"), ""); err != nil || g == "" || strings.HasPrefix(g, "/") {
+			return c, fmt.Errorf("%s: %q is not a glob relative to the project root", ConfigFile, g)
+		}
+	}
+	if len(c.TaskFiles) == 0 {
+		c.TaskFiles = DefaultTaskFiles
+	}
+	c.Ignore = append(c.Ignore, DefaultIgnore...)
+	return c, nil
+}
+
+// Match reports whether the slash-separated relative path rel matches
+// glob, where `**` stands for any number of directories (none included)
+// and each other element is a path.Match pattern.
+func Match(glob, rel string) bool {
+	return matchParts(strings.Split(glob, "/"), strings.Split(rel, "/"))
+}
+
+func matchParts(glob, parts []string) bool {
+	for len(glob) > 0 {
+		if glob[0] == "**" {
+			for i := 0; i <= len(parts); i++ {
+				if matchParts(glob[1:], parts[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(parts) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(glob[0], parts[0]); !ok {
+			return false
+		}
+		glob, parts = glob[1:], parts[1:]
+	}
+	return len(parts) == 0
+}
+
+// MatchAny reports whether rel matches one of globs.
+func MatchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if Match(g, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// Rel is path relative to root, slash-separated, or "" when it is not
+// inside root.
+func Rel(root, p string) string {
+	if root == "" || !filepath.IsAbs(p) {
+		return ""
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// IsTaskFile reports whether the file at p is a task file of the project.
+func (c Config) IsTaskFile(root, p string) bool {
+	rel := Rel(root, p)
+	return rel != "" && MatchAny(c.TaskFiles, rel)
+}
+
+// Tree walks the project's source tree: every regular file except those in
+// hidden directories (.git, .rodin, .venv …), node_modules, and what the
+// root .gitignore or the configuration's Ignore globs leave out. visit gets
+// the relative path and the entry; returning fs.SkipAll stops the walk.
+type Tree struct {
+	Root   string
+	Config Config
+	ignore []gitignore
+}
+
+// NewTree reads the root .gitignore once.
+func NewTree(root string, c Config) *Tree {
+	return &Tree{Root: root, Config: c, ignore: readGitignore(filepath.Join(root, ".gitignore"))}
+}
+
+// Walk calls visit for each file of the tree, and for task files too: the
+// caller tells them apart with Config.IsTaskFile.
+func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
+	return filepath.WalkDir(t.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == t.Root {
+				return err
+			}
+			return nil // a directory that vanished or cannot be read
+		}
+		if p == t.Root {
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(t.Root)+1:])
+		name := d.Name()
+		if d.IsDir() {
+			if strings.HasPrefix(name, ".") || name == "node_modules" || t.ignored(rel, true) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || t.ignored(rel, false) {
+			return nil
+		}
+		return visit(rel, d)
+	})
+}
+
+func (t *Tree) ignored(rel string, dir bool) bool {
+	for _, g := range t.ignore {
+		if g.dirOnly && !dir {
+			continue
+		}
+		if g.anchored {
+			if Match(g.glob, rel) {
+				return true
+			}
+		} else if ok, _ := path.Match(g.glob, path.Base(rel)); ok {
+			return true
+		}
+	}
+	return !dir && MatchAny(t.Config.Ignore, rel)
+}
+
+// gitignore is one pattern of the root .gitignore, read simply: a pattern
+// with a slash before its end is anchored at the root, one without
+// matches a name at any depth, a trailing slash means directories only.
+// Negations (`!`) are not read: a file they would bring back stays out of
+// the walk. That is documented in the README.
+type gitignore struct {
+	glob     string
+	anchored bool
+	dirOnly  bool
+}
+
+func readGitignore(p string) []gitignore {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []gitignore
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		var g gitignore
+		if strings.HasSuffix(line, "/") {
+			g.dirOnly = true
+			line = strings.TrimSuffix(line, "/")
+		}
+		if strings.Contains(line, "/") {
+			g.anchored = true
+			line = strings.TrimPrefix(line, "/")
+		}
+		if line == "" {
+			continue
+		}
+		g.glob = line
+		out = append(out, g)
+	}
+	return out
+}
