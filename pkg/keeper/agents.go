@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -139,4 +138,3 @@ func sessionPlan(in hookio.Input, getenv func(string) string, agent string) (pat
 	}
 	return path, planfile.Parse(data), out
 }
-
