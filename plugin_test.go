@@ -112,7 +112,7 @@ func testPluginInstallsFromLocalMarketplace(t *testing.T, claude string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"pretooluse", "posttooluse", "rodin"} {
+	for _, name := range []string{"pretooluse", "posttooluse", "stop", "rodin"} {
 		if _, err := os.Stat(filepath.Join(root, "libexec", release.BinaryName(name, runtime.GOOS, runtime.GOARCH))); err != nil {
 			t.Errorf("the install did not carry the %s executable: %v", name, err)
 		}

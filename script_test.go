@@ -28,6 +28,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/keeper"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 var update = flag.Bool("u", false, "update testscript output files")
@@ -36,6 +37,7 @@ var update = flag.Bool("u", false, "update testscript output files")
 var mains = map[string]func(){
 	"pretooluse":  func() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) },
 	"posttooluse": func() { os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr)) },
+	"stop":        func() { os.Exit(verifygate.Main(os.Stdin, os.Stdout, os.Stderr)) },
 	"rodin":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 }
 

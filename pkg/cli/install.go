@@ -232,7 +232,11 @@ func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	for _, tool := range []string{"Write", "Edit", "MultiEdit", "Agent|Task"} {
 		report(find("PostToolUse", tool, execs("posttooluse")), "hooks.json runs posttooluse after %s", tool)
 	}
-	report(find("SubagentStop", "rodin:critic|rodin:validator|rodin:leakage-detector", execs("posttooluse")), "hooks.json runs posttooluse when a critic, validator or leakage detector stops")
+	report(find("SubagentStop", "rodin:critic|rodin:validator|rodin:leakage-detector|rodin:qa-engineer", execs("posttooluse")), "hooks.json runs posttooluse when a critic, validator, leakage detector or qa-engineer stops")
+	report(find("PostToolUse", "Bash", execs("posttooluse")) && find("PostToolUseFailure", "Bash", execs("posttooluse")), "hooks.json records every Bash command's outcome (the verify gate's evidence)")
+	for _, event := range []string{"Stop", "TaskCompleted"} {
+		report(find(event, "", execs("stop")), "hooks.json runs the verify gate's stop hook on %s", event)
+	}
 	if data == "" {
 		return
 	}

@@ -3,23 +3,28 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/provenance"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // hookExecutables are the programs hooks.json starts directly (exec form),
 // as ${CLAUDE_PLUGIN_DATA}/bin/<name>.
-var hookExecutables = []string{"pretooluse", "posttooluse"}
+var hookExecutables = []string{"pretooluse", "posttooluse", "stop"}
 
 // evidenceMaxAge is how long a session's evidence is kept after its last
 // write: long enough to resume a session, short enough not to pile up.
@@ -53,6 +58,10 @@ func runSetup(e *env, args []string) error {
 		notes = append(notes, "provenance checks are OFF for this session (RODIN_PROVENANCE=off): a verdict the agent writes itself counts, with no critic or validator run behind it")
 	}
 	evidence.Prune(e.getenv, evidenceMaxAge, time.Now())
+	if data := evidence.DataDir(e.getenv); data != "" {
+		evidence.PruneDir(ledger.Dir(data), evidenceMaxAge, time.Now())
+	}
+	notes = append(notes, verifyBaseline(e)...)
 	evidence.SealKey(e.getenv, true)
 	if err := writeDataPointer(e.getenv); err != nil {
 		notes = append(notes, fmt.Sprintf("could not record where its data lives (%v), so `rodin` in the Bash tool cannot read the recorded runs", err))
@@ -63,6 +72,28 @@ func runSetup(e *env, args []string) error {
 	b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", "[rodin] "+strings.Join(notes, ". ")+".")
 	_, err := e.stdout.Write(append(b, '\n'))
 	return err
+}
+
+// verifyBaseline records the task boxes as the session begins, from the
+// SessionStart input on stdin (session_id, cwd): the verify gate judges the
+// boxes ticked after it.
+func verifyBaseline(e *env) []string {
+	if verifygate.Off(e.getenv) {
+		return []string{"the verify gate is OFF for this session (RODIN_VERIFY=off): task boxes are not checked"}
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+	if err != nil || !gjson.ValidBytes(b) {
+		return nil // run by hand: no session to take a baseline for
+	}
+	in := gjson.ParseBytes(b)
+	session := in.Get("session_id").String()
+	if !planfile.ValidSessionID(session) {
+		return nil
+	}
+	if _, err := verifygate.TakeBaseline(e.getenv, session, in.Get("cwd").String()); err != nil {
+		return []string{fmt.Sprintf("the verify gate could not record the task boxes at session start (%v)", err)}
+	}
+	return nil
 }
 
 // linkHookExecutables points CLAUDE_PLUGIN_DATA/bin/<name> at the

@@ -405,10 +405,13 @@ func Update(path string, change func(*Log) bool) error {
 
 // Prune removes evidence files not written for maxAge: sessions that ended.
 func Prune(getenv func(string) string, maxAge time.Duration, now time.Time) {
-	dir := Dir(getenv)
-	if dir == "" {
-		return
+	if dir := Dir(getenv); dir != "" {
+		PruneDir(dir, maxAge, now)
 	}
+}
+
+// PruneDir removes the regular files of dir not written for maxAge.
+func PruneDir(dir string, maxAge time.Duration, now time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

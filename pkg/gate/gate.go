@@ -22,6 +22,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // Main runs the hook; its result is the process exit code, 0 or 2.
@@ -91,10 +92,12 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
 	}
 	if guard.Guards(tool) {
-		if getenv("RODIN_GATE") == "off" {
-			return hookio.NoDecision
+		if getenv("RODIN_GATE") != "off" {
+			if out := guard.Decide(in, getenv); out != hookio.NoDecision {
+				return out
+			}
 		}
-		return guard.Decide(in, getenv)
+		return verifygate.PreEdit(in, getenv)
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision

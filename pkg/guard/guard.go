@@ -26,6 +26,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -67,7 +68,7 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	default:
 		return hookio.NoDecision // not a plan file: not rodin's business
 	}
-	next, ok := apply(tool, input, string(old), exists)
+	next, ok := edits.Apply(tool, input, string(old), exists)
 	if !ok {
 		return hookio.NoDecision // the tool will fail on its own (old_string not found)
 	}
@@ -82,39 +83,6 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	return deny("This %s would %s `%s` in %s: the lines rodin's hooks write at the end of a plan file record what was assessed, and no tool call may write them. To fix: leave those lines as they are and edit the plan above them; to record a verdict, run /rodin:plan-gate (it adds a `rodin:verdict:signal` line, which is allowed).",
 		tool, what, shorten(line), path.String())
-}
-
-// apply is the file as the tool would leave it; ok is false when the tool
-// would fail (an old_string not found), so there is nothing to judge.
-func apply(tool string, input gjson.Result, old string, exists bool) (string, bool) {
-	switch tool {
-	case "Write":
-		return input.Get("content").String(), true
-	case "Edit":
-		return edit(old, input)
-	}
-	text := old
-	for _, e := range input.Get("edits").Array() {
-		var ok bool
-		if text, ok = edit(text, e); !ok {
-			return "", false
-		}
-	}
-	return text, exists || text != ""
-}
-
-func edit(text string, e gjson.Result) (string, bool) {
-	from, to := e.Get("old_string").String(), e.Get("new_string").String()
-	if from == "" {
-		return to + text, true // an empty old_string creates the file
-	}
-	if !strings.Contains(text, from) {
-		return "", false
-	}
-	if e.Get("replace_all").Bool() {
-		return strings.ReplaceAll(text, from, to), true
-	}
-	return strings.Replace(text, from, to, 1), true
 }
 
 func shorten(s string) string {

@@ -396,3 +396,52 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 	}
 	return 0
 }
+
+// StopOutcome is what a Stop, SubagentStop or TaskCompleted hook tells
+// Claude Code: nothing (the zero value), a note for the user, or a block
+// whose reason goes to the model.
+type StopOutcome struct {
+	Block         bool
+	Reason        string
+	SystemMessage string
+}
+
+// RunStop reads the input, asks decide, and writes the outcome. A block is
+// `{"decision":"block","reason":…}` on stdout for Stop and SubagentStop,
+// and the reason on stderr with exit 2 for TaskCompleted, which reads no
+// JSON decision. Unreadable input and a panic never block: a Stop hook that
+// blocks on its own failure would hold the session in a loop; they become
+// a note for the user instead.
+func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopOutcome) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", fmt.Sprintf("[rodin] The verify gate failed (internal error: %v) and did not check the task boxes. To fix: report this with `rodin doctor` output.", v))
+			stdout.Write(append(b, '\n'))
+			code = 0
+		}
+	}()
+	in, err := Read(stdin)
+	if err != nil {
+		b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", fmt.Sprintf("[rodin] The verify gate did not check the task boxes: %v. To fix: update rodin (`rodin doctor`).", err))
+		stdout.Write(append(b, '\n'))
+		return 0
+	}
+	out := decide(in)
+	out.Reason, out.SystemMessage = oneLine(out.Reason), oneLine(out.SystemMessage)
+	if out.Block && in.HookEventName() == "TaskCompleted" {
+		io.WriteString(stderr, out.Reason+"\n")
+		return 2
+	}
+	b := []byte(`{}`)
+	if out.Block {
+		b, _ = sjson.SetBytes(b, "decision", "block")
+		b, _ = sjson.SetBytes(b, "reason", out.Reason)
+	}
+	if out.SystemMessage != "" {
+		b, _ = sjson.SetBytes(b, "systemMessage", out.SystemMessage)
+	}
+	if len(b) > 2 {
+		stdout.Write(append(b, '\n'))
+	}
+	return 0
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // Main runs the hook; its result is the process exit code.
@@ -35,8 +36,20 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 // facts decide first: mode, tool and path are checked before any file is
 // opened, so edits outside plan mode cost a JSON lookup.
 func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	if in.HookEventName() == "SubagentStop" {
+	switch in.HookEventName() {
+	case "SubagentStop":
+		if agent, _, _ := in.Field("agent_type"); agent == verifygate.QAAgent {
+			return verifygate.RecordQA(in, getenv)
+		}
 		return recordStop(in, getenv)
+	case "PostToolUseFailure":
+		if in.ToolName() == "Bash" {
+			return verifygate.RecordBash(in, getenv)
+		}
+		return hookio.PostOutcome{}
+	}
+	if in.ToolName() == "Bash" {
+		return verifygate.RecordBash(in, getenv)
 	}
 	if in.PermissionMode() != "plan" {
 		return hookio.PostOutcome{}

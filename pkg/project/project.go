@@ -54,6 +54,11 @@ var (
 	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md"}
 )
 
+// Defaults is the configuration of a project without a config file.
+func Defaults() Config {
+	return Config{TaskFiles: DefaultTaskFiles, Ignore: append([]string{}, DefaultIgnore...)}
+}
+
 // LoadConfig reads root/.rodin/config.json: {"verify": {...}}. A missing
 // file is the defaults; a file that cannot be read or parsed is an error,
 // so that a typo never silently turns the gate off.
@@ -244,5 +249,29 @@ func readGitignore(p string) []gitignore {
 		g.glob = line
 		out = append(out, g)
 	}
+	return out
+}
+
+// TaskFiles finds the project's task files: every file whose path matches
+// a TaskFiles glob, hidden directories included (Kiro keeps its specs in
+// .kiro), .git and node_modules left out. Sorted, relative to the root.
+func TaskFiles(root string, c Config) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return nil
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == ".git" || n == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel := filepath.ToSlash(p[len(root)+1:])
+		if d.Type().IsRegular() && MatchAny(c.TaskFiles, rel) {
+			out = append(out, rel)
+		}
+		return nil
+	})
 	return out
 }

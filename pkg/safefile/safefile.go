@@ -178,3 +178,10 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 func ReadInto(buf []byte, path string, max int64) ([]byte, error) {
 	return readInto(buf, path, max)
 }
+
+// WriteAtomic replaces (or creates) the file at path with data: written to
+// a temporary file beside it, synced, then renamed over it, so a reader
+// sees the old contents or the new, never a part.
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	return replace(path, data, perm)
+}

@@ -1,0 +1,203 @@
+// Package checks finds a project's quality commands (lint, typecheck,
+// test, build) from the files that declare them, deterministically: the
+// same tree gives the same commands in the same order. A verification task
+// that names no command runs these.
+package checks
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Check is one discovered command.
+type Check struct {
+	Type    string `json:"type"` // lint, typecheck, test, build, ci
+	Command string `json:"command"`
+	Source  string `json:"source"` // the file it came from, relative to the root
+}
+
+// Types are the kinds of quality command, in the order a verification runs
+// them; "ci" (a workflow's run: step) is listed but never run for a task.
+var Types = []string{"lint", "typecheck", "test", "build"}
+
+// Discover lists every quality command the project declares, source by
+// source: package.json, justfile, Makefile, go.mod, Cargo.toml,
+// pyproject.toml, tox.ini, noxfile.py, then .github/workflows.
+func Discover(root string) []Check {
+	var out []Check
+	out = append(out, packageJSON(root)...)
+	out = append(out, recipes(root, "justfile", "just")...)
+	out = append(out, recipes(root, "Makefile", "make")...)
+	if exists(root, "go.mod") {
+		out = append(out, Check{"lint", "go vet ./...", "go.mod"}, Check{"test", "go test ./...", "go.mod"}, Check{"build", "go build ./...", "go.mod"})
+	}
+	if exists(root, "Cargo.toml") {
+		out = append(out, Check{"lint", "cargo clippy", "Cargo.toml"}, Check{"test", "cargo test", "Cargo.toml"}, Check{"build", "cargo build", "Cargo.toml"})
+	}
+	out = append(out, python(root)...)
+	out = append(out, workflows(root)...)
+	return out
+}
+
+// Quality is what a verification task with no commands of its own runs:
+// for each type, the first command found.
+func Quality(all []Check) []string {
+	var out []string
+	for _, t := range Types {
+		for _, c := range all {
+			if c.Type == t {
+				out = append(out, c.Command)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func exists(root, name string) bool {
+	fi, err := os.Stat(filepath.Join(root, name))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func read(root, name string) []byte {
+	b, err := safefile.ReadFile(filepath.Join(root, name), 1<<20)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// scriptTypes maps package.json script names to types, in preference
+// order.
+var scriptTypes = []struct{ name, typ string }{
+	{"lint", "lint"},
+	{"typecheck", "typecheck"}, {"type-check", "typecheck"}, {"check-types", "typecheck"},
+	{"test", "test"},
+	{"build", "build"},
+}
+
+func packageJSON(root string) []Check {
+	b := read(root, "package.json")
+	if b == nil {
+		return nil
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if json.Unmarshal(b, &pkg) != nil {
+		return nil
+	}
+	pm := "npm"
+	switch {
+	case exists(root, "pnpm-lock.yaml"):
+		pm = "pnpm"
+	case exists(root, "yarn.lock"):
+		pm = "yarn"
+	case exists(root, "bun.lockb"), exists(root, "bun.lock"):
+		pm = "bun"
+	}
+	var out []Check
+	seen := map[string]bool{}
+	for _, s := range scriptTypes {
+		if _, ok := pkg.Scripts[s.name]; !ok || seen[s.typ] {
+			continue
+		}
+		seen[s.typ] = true
+		cmd := pm + " " + s.name
+		if (pm == "npm" || pm == "bun") && s.name != "test" {
+			cmd = pm + " run " + s.name
+		}
+		out = append(out, Check{s.typ, cmd, "package.json"})
+	}
+	return out
+}
+
+// recipeTypes maps make targets and just recipes to types.
+var recipeTypes = []struct{ name, typ string }{
+	{"lint", "lint"}, {"vet", "lint"},
+	{"typecheck", "typecheck"},
+	{"test", "test"}, {"check", "test"},
+	{"build", "build"},
+}
+
+var recipeLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*(?:[A-Za-z0-9_ -]*)?:([^=]|$)`)
+
+func recipes(root, file, tool string) []Check {
+	names := map[string]bool{}
+	for _, f := range []string{file, strings.ToLower(file), "GNUmakefile"} {
+		if tool == "just" && f == "GNUmakefile" {
+			continue
+		}
+		b := read(root, f)
+		if b == nil {
+			continue
+		}
+		file = f
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		for sc.Scan() {
+			if m := recipeLine.FindStringSubmatch(sc.Text()); m != nil {
+				names[m[1]] = true
+			}
+		}
+		break
+	}
+	var out []Check
+	seen := map[string]bool{}
+	for _, r := range recipeTypes {
+		if names[r.name] && !seen[r.typ] {
+			seen[r.typ] = true
+			out = append(out, Check{r.typ, tool + " " + r.name, file})
+		}
+	}
+	return out
+}
+
+func python(root string) []Check {
+	var out []Check
+	if b := string(read(root, "pyproject.toml")); b != "" {
+		if strings.Contains(b, "[tool.ruff") {
+			out = append(out, Check{"lint", "ruff check .", "pyproject.toml"})
+		}
+		if strings.Contains(b, "[tool.mypy") {
+			out = append(out, Check{"typecheck", "mypy .", "pyproject.toml"})
+		}
+		if strings.Contains(b, "[tool.pytest") || strings.Contains(b, "pytest") {
+			out = append(out, Check{"test", "pytest", "pyproject.toml"})
+		}
+	}
+	if exists(root, "tox.ini") {
+		out = append(out, Check{"test", "tox", "tox.ini"})
+	}
+	if exists(root, "noxfile.py") {
+		out = append(out, Check{"test", "nox", "noxfile.py"})
+	}
+	return out
+}
+
+var runLine = regexp.MustCompile(`^\s*(?:-\s+)?run:\s*(.+?)\s*$`)
+
+// workflows are the one-line run: steps of the GitHub workflows, as "ci".
+func workflows(root string) []Check {
+	files, _ := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.y*ml"))
+	sort.Strings(files)
+	var out []Check
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		sc := bufio.NewScanner(strings.NewReader(string(read(root, rel))))
+		for sc.Scan() {
+			m := runLine.FindStringSubmatch(sc.Text())
+			if m == nil || m[1] == "|" || m[1] == ">" || strings.HasPrefix(m[1], "|") || strings.HasPrefix(m[1], ">") {
+				continue
+			}
+			out = append(out, Check{"ci", strings.Trim(m[1], `"'`), filepath.ToSlash(rel)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+// Package ledger keeps the verify gate's evidence: what ran in a session
+// (every Bash command Claude Code reports, every qa-engineer run), the task
+// boxes as they stood when the session began, and the waivers people gave.
+//
+// It lives under the plugin's data directory (${CLAUDE_PLUGIN_DATA}/verify),
+// out of reach of the agent's file tools (Claude Code asks the user before
+// a Write there). The run log is JSON lines appended with one write each
+// (O_APPEND: concurrent hooks never interleave a record) and compacted
+// under a lock when it grows past MaxLog.
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Run is one observed command or qa-engineer run.
+type Run struct {
+	Time    int64  `json:"t"` // unix nanoseconds when rodin recorded it: after it finished
+	Kind    string `json:"k"` // KindBash or KindQA
+	Command string `json:"cmd,omitempty"`
+	Exit    int    `json:"exit"`
+	Cwd     string `json:"cwd,omitempty"`
+	Agent   string `json:"agent,omitempty"`  // agent_id when a subagent ran it
+	Prompt  string `json:"prompt,omitempty"` // qa: what it was asked
+	Pass    bool   `json:"pass,omitempty"`   // qa: ended VERIFICATION_PASS with no failed AC
+	Tail    string `json:"tail,omitempty"`   // qa: the end of its answer
+}
+
+// The kinds of run.
+const (
+	KindBash = "bash"
+	KindQA   = "qa"
+)
+
+// When is the run's time.
+func (r Run) When() time.Time { return time.Unix(0, r.Time) }
+
+// Limits: a command longer than MaxCommand is not kept (no task runs one),
+// and the log is compacted to its newer half past MaxLog.
+const (
+	MaxCommand = 4 << 10
+	MaxPrompt  = 64 << 10
+	MaxLog     = 1 << 20
+)
+
+// Dir is the ledger's directory under the plugin data directory.
+func Dir(data string) string { return filepath.Join(data, "verify") }
+
+func logPath(data, session string) string { return filepath.Join(Dir(data), session+".jsonl") }
+
+// Append adds a run to the session's log.
+func Append(data, session string, r Run) error {
+	if len(r.Command) > MaxCommand {
+		return nil
+	}
+	if len(r.Prompt) > MaxPrompt {
+		r.Prompt = r.Prompt[:MaxPrompt]
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	p := logPath(data, session)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if os.IsNotExist(err) {
+		if err = os.MkdirAll(Dir(data), 0o700); err == nil {
+			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(line); err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxLog {
+		return compact(p)
+	}
+	return nil
+}
+
+// compact keeps the newer half of the log, under the file's lock so that
+// two hooks never compact at once. An append that races with it lands in
+// the replaced file and is lost: a command long before the ones a task
+// needs, or one the gate then asks to run again.
+func compact(p string) error {
+	_, err := safefile.Update(p, 4*MaxLog, func(b []byte) ([]byte, error) {
+		if len(b) <= MaxLog {
+			return nil, nil
+		}
+		keep := b[len(b)-MaxLog/2:]
+		if i := bytes.IndexByte(keep, '\n'); i >= 0 {
+			keep = keep[i+1:]
+		}
+		return keep, nil
+	})
+	return err
+}
+
+// Runs reads the session's log, oldest first. Lines that do not parse (a
+// crash mid-write) are skipped.
+func Runs(data, session string) ([]Run, error) {
+	f, err := os.Open(logPath(data, session))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Run
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 2*MaxPrompt)
+	for sc.Scan() {
+		var r Run
+		if json.Unmarshal(sc.Bytes(), &r) == nil && (r.Kind == KindBash || r.Kind == KindQA) {
+			out = append(out, r)
+		}
+	}
+	return out, sc.Err()
+}
+
+// Snap is a task as it stood when the session began.
+type Snap struct {
+	Key      string   `json:"key"`
+	Checked  bool     `json:"checked,omitempty"`
+	Verify   bool     `json:"verify,omitempty"`
+	AC       bool     `json:"ac,omitempty"`
+	Commands []string `json:"commands,omitempty"`
+}
+
+// Baseline is what the verify gate took at session start: the project, its
+// configuration, and its task files. Judging against it, an edit of the
+// configuration or of a task's commands made during the session cannot
+// loosen the gate (it counts from the next session, which says so).
+type Baseline struct {
+	Time   int64             `json:"t"`
+	Root   string            `json:"root"`
+	Config json.RawMessage   `json:"config"`
+	Files  map[string][]Snap `json:"files"` // by path relative to the root
+}
+
+func baselinePath(data, session string) string {
+	return filepath.Join(Dir(data), session+".baseline.json")
+}
+
+// SaveBaseline writes the session's baseline unless it has one (a resumed
+// or compacted session keeps the first).
+func SaveBaseline(data, session string, b Baseline) (saved bool, err error) {
+	p := baselinePath(data, session)
+	if _, err := os.Lstat(p); err == nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return false, err
+	}
+	js, err := json.Marshal(b)
+	if err != nil {
+		return false, err
+	}
+	return true, safefile.WriteAtomic(p, js, 0o600)
+}
+
+// LoadBaseline reads the session's baseline; nil when it has none.
+func LoadBaseline(data, session string) (*Baseline, error) {
+	js, err := safefile.ReadFile(baselinePath(data, session), 16<<20)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var b Baseline
+	if err := json.Unmarshal(js, &b); err != nil {
+		return nil, fmt.Errorf("the session's baseline is damaged: %v", err)
+	}
+	return &b, nil
+}
+
+// Waiver is a person's (or an agent's, in plain view) decision that a
+// verification task need not pass.
+type Waiver struct {
+	Root   string `json:"root"`
+	File   string `json:"file"` // relative to the root
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
+	Time   int64  `json:"t"`
+}
+
+func waiversPath(data string) string { return filepath.Join(Dir(data), "waivers.json") }
+
+// Waivers reads every waiver.
+func Waivers(data string) ([]Waiver, error) {
+	js, err := safefile.ReadFile(waiversPath(data), 16<<20)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var w []Waiver
+	if err := json.Unmarshal(js, &w); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", waiversPath(data), err)
+	}
+	return w, nil
+}
+
+// AddWaiver records a waiver, replacing an earlier one for the same task.
+func AddWaiver(data string, w Waiver) error {
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return err
+	}
+	all, err := Waivers(data)
+	if err != nil {
+		return err
+	}
+	kept := all[:0]
+	for _, o := range all {
+		if o.Root != w.Root || o.File != w.File || o.Task != w.Task {
+			kept = append(kept, o)
+		}
+	}
+	js, err := json.MarshalIndent(append(kept, w), "", "  ")
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(waiversPath(data), js, 0o600)
+}
+
+// Find is the waiver for a task, if any.
+func Find(ws []Waiver, root, file, task string) *Waiver {
+	for i := range ws {
+		if ws[i].Root == root && ws[i].File == file && strings.EqualFold(ws[i].Task, task) {
+			return &ws[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,440 @@
+// Package verifygate is rodin's second gate: a verification task in a task
+// file is checked off only when its checks really passed, for the code as
+// it stands.
+//
+// Where a hook input becomes a decision:
+//   - PreEdit: PreToolUse on Write/Edit/MultiEdit of a task file (a box
+//     ticked through a file tool);
+//   - Stop: Stop, SubagentStop of an executor, TaskCompleted (a box ticked
+//     any other way, sed through Bash included);
+//   - Record: PostToolUse/PostToolUseFailure on Bash and SubagentStop of
+//     rodin:qa-engineer, the evidence.
+//
+// This file holds what they share: what a task needs (Need) and whether
+// the session's evidence provides it (Judge).
+package verifygate
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/checks"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// Off reports whether the user turned the verify gate off.
+func Off(getenv func(string) string) bool { return getenv("RODIN_VERIFY") == "off" }
+
+// OffMessage is what a hook says when the gate is off, so nobody forgets.
+const OffMessage = "[rodin] The verify gate is off (RODIN_VERIFY=off): task boxes are not checked."
+
+// Session is what a decision reads.
+type Session struct {
+	ID, Data, Root string
+	Config         project.Config
+	Baseline       *ledger.Baseline // nil when the session has none
+	runs           []ledger.Run
+	runsRead       bool
+	waivers        []ledger.Waiver
+	quality        []string
+	qualityRead    bool
+}
+
+// Open reads the session's baseline and configuration. The root and the
+// configuration are the baseline's when there is one: changes made during
+// the session count from the next.
+func Open(getenv func(string) string, session, cwd string) (*Session, error) {
+	data := evidence.DataDir(getenv)
+	if data == "" {
+		return nil, fmt.Errorf("rodin has no data directory (CLAUDE_PLUGIN_DATA is not set and `rodin setup` has not run)")
+	}
+	s := &Session{ID: session, Data: data}
+	if session != "" {
+		b, err := ledger.LoadBaseline(data, session)
+		if err != nil {
+			return nil, err
+		}
+		s.Baseline = b
+	}
+	if s.Baseline != nil && s.Baseline.Root != "" {
+		s.Root = s.Baseline.Root
+		if err := json.Unmarshal(s.Baseline.Config, &s.Config); err != nil || len(s.Config.TaskFiles) == 0 {
+			return nil, fmt.Errorf("the session's baseline holds no usable configuration")
+		}
+	} else {
+		s.Root = project.Root(getenv, cwd)
+		if s.Root == "" {
+			return nil, fmt.Errorf("the project root is unknown (no CLAUDE_PROJECT_DIR and no absolute cwd)")
+		}
+		c, err := project.LoadConfig(s.Root)
+		if err != nil {
+			return nil, err
+		}
+		s.Config = c
+	}
+	w, err := ledger.Waivers(data)
+	if err != nil {
+		return nil, err
+	}
+	s.waivers = w
+	return s, nil
+}
+
+// Runs is the session's evidence, read once.
+func (s *Session) Runs() ([]ledger.Run, error) {
+	if !s.runsRead {
+		r, err := ledger.Runs(s.Data, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		s.runs, s.runsRead = r, true
+	}
+	return s.runs, nil
+}
+
+// Need is what a verification task requires.
+type Need struct {
+	Commands []string
+	QA       bool           // a passing rodin:qa-engineer run
+	Waiver   *ledger.Waiver // set when someone waived it
+	Quality  bool           // Commands are the project's quality commands
+}
+
+// snap is the task as the session began, if it was there.
+func (s *Session) snap(file string, t tasks.Task) *ledger.Snap {
+	if s.Baseline == nil {
+		return nil
+	}
+	for i, sn := range s.Baseline.Files[file] {
+		if sn.Key == t.Key() {
+			return &s.Baseline.Files[file][i]
+		}
+	}
+	return nil
+}
+
+// IsVerification reports whether t is a verification task now or was one
+// when the session began (dropping [VERIFY] from a title does not drop
+// the check).
+func (s *Session) IsVerification(file string, t tasks.Task) bool {
+	if t.Verify {
+		return true
+	}
+	sn := s.snap(file, t)
+	return sn != nil && sn.Verify
+}
+
+// NeedOf is what t needs: its commands and those it had when the session
+// began (rewriting a task's commands does not loosen it), a qa-engineer run
+// for an AC task, else the project's quality commands.
+func (s *Session) NeedOf(file string, t tasks.Task) Need {
+	n := Need{Waiver: ledger.Find(s.waivers, s.Root, file, t.ID)}
+	seen := map[string]bool{}
+	add := func(cs []string) {
+		for _, c := range cs {
+			if k := Normalize(c); !seen[k] {
+				seen[k] = true
+				n.Commands = append(n.Commands, c)
+			}
+		}
+	}
+	add(t.Commands)
+	n.QA = t.AC
+	if sn := s.snap(file, t); sn != nil {
+		add(sn.Commands)
+		n.QA = n.QA || sn.AC
+	}
+	if len(n.Commands) == 0 && !n.QA {
+		if !s.qualityRead {
+			s.quality, s.qualityRead = checks.Quality(checks.Discover(s.Root)), true
+		}
+		add(s.quality)
+		n.Quality = true
+	}
+	return n
+}
+
+// Normalize is a command with its whitespace runs made single spaces: the
+// form two commands are compared in.
+func Normalize(c string) string { return strings.Join(strings.Fields(c), " ") }
+
+// Finding is the state of one requirement.
+type Finding struct {
+	Command string      // the command, or "" for the qa-engineer run
+	Run     *ledger.Run // the latest run that speaks for it
+	Via     string      // "rodin verify V4" when that run was rodin verify
+	Stale   freshness.Change
+}
+
+// OK reports whether the requirement is met.
+func (f Finding) OK() bool {
+	if f.Run == nil || f.Stale.Path != "" {
+		return false
+	}
+	if f.Command == "" {
+		return f.Run.Pass
+	}
+	return f.Run.Exit == 0
+}
+
+// Verdict is a task's judgement.
+type Verdict struct {
+	File     string // relative to the root
+	Task     tasks.Task
+	Need     Need
+	Findings []Finding
+	NoCheck  bool // it needs commands and none were found
+}
+
+// OK reports whether the box may be ticked.
+func (v Verdict) OK() bool {
+	if v.Need.Waiver != nil {
+		return true
+	}
+	if v.NoCheck {
+		return false
+	}
+	for _, f := range v.Findings {
+		if !f.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Judge judges the tasks of a file (relative path) against the session's
+// evidence, with one walk of the tree for the staleness of every run.
+func (s *Session) Judge(items []Item) ([]Verdict, error) {
+	runs, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	var out []Verdict
+	var times []time.Time
+	var refs []*Finding
+	for _, it := range items {
+		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task)}
+		if len(v.Need.Commands) == 0 && !v.Need.QA {
+			v.NoCheck = true
+		}
+		for _, c := range v.Need.Commands {
+			f := Finding{Command: c}
+			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c)
+			v.Findings = append(v.Findings, f)
+		}
+		if v.Need.QA {
+			f := Finding{}
+			f.Run = latestQA(runs, QAPrompt(it.File, it.Task))
+			v.Findings = append(v.Findings, f)
+		}
+		out = append(out, v)
+	}
+	for i := range out {
+		for j := range out[i].Findings {
+			if f := &out[i].Findings[j]; f.Run != nil {
+				times = append(times, f.Run.When())
+				refs = append(refs, f)
+			}
+		}
+	}
+	if len(times) > 0 {
+		changes := freshness.Newest(project.NewTree(s.Root, s.Config), times)
+		for i, c := range changes {
+			refs[i].Stale = c
+		}
+	}
+	return out, nil
+}
+
+// Item is a task of a file.
+type Item struct {
+	File string
+	Task tasks.Task
+}
+
+// latestCommand is the latest run that speaks for command c of task t:
+// the command itself, run from the project root, or `rodin verify` of the
+// task.
+func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c string) (*ledger.Run, string) {
+	want := Normalize(c)
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if r.Kind != ledger.KindBash || !s.sameDir(r.Cwd) {
+			continue
+		}
+		got := Normalize(r.Command)
+		if got == want {
+			return r, ""
+		}
+		if s.isVerifyOf(got, file, t) {
+			return r, got
+		}
+	}
+	return nil, ""
+}
+
+func (s *Session) sameDir(cwd string) bool {
+	return cwd == "" || filepath.Clean(cwd) == s.Root
+}
+
+// isVerifyOf reports whether the normalised command is `rodin verify ID
+// [FILE] [--timeout D]`, and nothing else: no pipe, no `|| true`, no
+// redirection, no second command.
+func (s *Session) isVerifyOf(cmd, file string, t tasks.Task) bool {
+	f := strings.Fields(cmd)
+	if len(f) < 3 || filepath.Base(f[0]) != "rodin" || f[1] != "verify" {
+		return false
+	}
+	id, rest := "", f[2:]
+	fileArg := ""
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--timeout" && i+1 < len(rest):
+			i++
+		case strings.HasPrefix(a, "--timeout="):
+		case strings.HasPrefix(a, "-"):
+			return false
+		case id == "":
+			id = a
+		case fileArg == "":
+			fileArg = a
+		default:
+			return false
+		}
+	}
+	if id != t.ID {
+		return false
+	}
+	if fileArg != "" {
+		p := fileArg
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Root, p)
+		}
+		if project.Rel(s.Root, p) != file {
+			return false
+		}
+	}
+	for _, a := range f {
+		if strings.ContainsAny(a, "|;&<>`$()") {
+			return false
+		}
+	}
+	return true
+}
+
+func latestQA(runs []ledger.Run, prompt string) *ledger.Run {
+	want := NormalizePrompt(prompt)
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].Kind == ledger.KindQA && NormalizePrompt(runs[i].Prompt) == want {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// NormalizePrompt compares prompts as provenance does: line endings and
+// trailing blank space do not matter.
+func NormalizePrompt(p string) string {
+	return strings.TrimRight(strings.ReplaceAll(p, "\r\n", "\n"), " \t\n")
+}
+
+// Unverified are the verdicts that do not allow the box.
+func Unverified(vs []Verdict) []Verdict {
+	var out []Verdict
+	for _, v := range vs {
+		if !v.OK() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Explain says, for one verdict, what is missing.
+func (v Verdict) Explain() string {
+	var parts []string
+	if v.NoCheck {
+		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
+	}
+	for _, f := range v.Findings {
+		what := "`" + f.Command + "`"
+		if f.Command == "" {
+			what = "a rodin:qa-engineer run on it"
+		}
+		switch {
+		case f.Run == nil && f.Command == "":
+			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
+		case f.Run == nil:
+			parts = append(parts, what+" has not run in this session")
+		case f.Command == "" && !f.Run.Pass:
+			parts = append(parts, "the last rodin:qa-engineer run on it did not pass ("+oneLineTail(f.Run.Tail)+")")
+		case f.Command != "" && f.Run.Exit != 0:
+			how := fmt.Sprintf("exit %d", f.Run.Exit)
+			if f.Run.Exit < 0 {
+				how = "interrupted"
+			}
+			if f.Via != "" {
+				parts = append(parts, fmt.Sprintf("%s failed under `%s` (%s)", what, f.Via, how))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s failed (%s)", what, how))
+			}
+		case f.Stale.Path != "":
+			parts = append(parts, fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path))
+		}
+	}
+	return fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+}
+
+func oneLineTail(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return "no answer"
+	}
+	return last
+}
+
+// Fix says how to get the boxes through.
+func (s *Session) Fix(vs []Verdict) string {
+	var cmds, qa []string
+	for _, v := range vs {
+		needsCmd, needsQA := false, false
+		for _, f := range v.Findings {
+			if !f.OK() {
+				if f.Command == "" {
+					needsQA = true
+				} else {
+					needsCmd = true
+				}
+			}
+		}
+		if needsCmd || v.NoCheck {
+			cmds = append(cmds, fmt.Sprintf("`rodin verify %s %s`", v.Task.ID, v.File))
+		}
+		if needsQA {
+			qa = append(qa, fmt.Sprintf("`/rodin:verify %s %s`", v.Task.ID, v.File))
+		}
+	}
+	sort.Strings(cmds)
+	var b strings.Builder
+	b.WriteString("To fix: ")
+	if len(cmds) > 0 {
+		b.WriteString("run " + strings.Join(cmds, ", ") + " through Bash (or each command exactly as written, from " + s.Root + "), fix what fails")
+	}
+	if len(qa) > 0 {
+		if len(cmds) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("have the acceptance criteria checked with " + strings.Join(qa, ", "))
+	}
+	b.WriteString(", then tick the box again. A task that cannot pass here can be waived by the user: `rodin waive ID FILE --reason \"…\"`.")
+	return b.String()
+}

@@ -1,0 +1,109 @@
+package verifygate
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/edits"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+func deny(format string, args ...any) hookio.PreOutcome {
+	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
+}
+
+// PreEdit is the gate on a Write, Edit or MultiEdit: when the file is a
+// task file and the change ticks a verification task, it denies unless
+// the task's checks passed for the code as it stands. Every other edit
+// gets no decision.
+func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	input := in.Get("tool_input")
+	path := input.Get("file_path").String()
+	if !strings.HasSuffix(path, ".md") || Off(getenv) {
+		return hookio.NoDecision
+	}
+	tool := in.ToolName()
+	s, err := Open(getenv, in.SessionID(), in.Cwd())
+	if err != nil {
+		if rel := project.Rel(project.Root(getenv, in.Cwd()), path); rel == "" || !project.MatchAny(project.DefaultTaskFiles, rel) {
+			return hookio.NoDecision // not a task file by the defaults either
+		}
+		return deny("The verify gate cannot check this %s of %s: %v. To fix: run `rodin doctor`, or set RODIN_VERIFY=off to leave task boxes unchecked.", tool, path, err)
+	}
+	if !s.Config.IsTaskFile(s.Root, path) {
+		return hookio.NoDecision
+	}
+	rel := project.Rel(s.Root, path)
+	old, err := safefile.ReadFile(path, tasks.MaxSize)
+	exists := true
+	switch {
+	case os.IsNotExist(err):
+		exists, old = false, nil
+	case err != nil:
+		return deny("Cannot read %s to check this %s: %v. To fix: make the task file readable, then try again.", rel, tool, err)
+	}
+	next, ok := edits.Apply(tool, input, string(old), exists)
+	if !ok {
+		return hookio.NoDecision // the tool fails on its own
+	}
+	if len(next) > tasks.MaxSize {
+		return deny("This %s would make %s larger than %d MiB, more than rodin reads. To fix: split the task file.", tool, rel, tasks.MaxSize>>20)
+	}
+	var items []Item
+	for _, t := range tasks.Ticked(tasks.Parse(old), tasks.Parse([]byte(next))) {
+		if s.IsVerification(rel, t) {
+			items = append(items, Item{File: rel, Task: t})
+		}
+	}
+	if len(items) == 0 {
+		return hookio.NoDecision
+	}
+	vs, err := s.Judge(items)
+	if err != nil {
+		return deny("The verify gate cannot read this session's evidence: %v. To fix: run `rodin doctor`.", err)
+	}
+	if bad := Unverified(vs); len(bad) > 0 {
+		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.Fix(bad))
+	}
+	if w := waived(vs); w != "" {
+		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}
+	}
+	return hookio.NoDecision
+}
+
+func names(vs []Verdict) string {
+	var n []string
+	for _, v := range vs {
+		n = append(n, v.Task.Name())
+	}
+	return strings.Join(n, ", ")
+}
+
+func explainAll(vs []Verdict) string {
+	var e []string
+	for _, v := range vs {
+		e = append(e, v.Explain()+".")
+	}
+	return strings.Join(e, " ")
+}
+
+// waived names the waived tasks among vs whose checks are not met, with
+// the reasons given.
+func waived(vs []Verdict) string {
+	var w []string
+	for _, v := range vs {
+		if v.Need.Waiver == nil {
+			continue
+		}
+		reason := v.Need.Waiver.Reason
+		v.Need.Waiver = nil // a copy: would it pass without the waiver?
+		if !v.OK() {
+			w = append(w, fmt.Sprintf("%s (%q)", v.Task.Name(), reason))
+		}
+	}
+	return strings.Join(w, ", ")
+}

@@ -1,0 +1,29 @@
+package verifygate
+
+import (
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// QAPrompt is the exact prompt a rodin:qa-engineer run must be given for
+// its answer to count for task t of file (`rodin prompt qa ID FILE` prints
+// it). Like the plan gate's critic prompt, it is rodin's and not the
+// agent's: an agent that may word the prompt can ask for the answer it
+// wants. The task appears without its box, so ticking it does not change
+// the prompt.
+func QAPrompt(file string, t tasks.Task) string {
+	var b strings.Builder
+	b.WriteString("Verify task " + t.ID + " of " + file + " and end with exactly one signal line, VERIFICATION_PASS or VERIFICATION_FAIL.\n\n")
+	b.WriteString("The task:\n\n")
+	b.WriteString(t.ID + " " + t.Title + "\n")
+	if _, body, ok := strings.Cut(t.Text, "\n"); ok {
+		b.WriteString(body + "\n")
+	}
+	b.WriteString("\nRun its commands with `rodin verify " + t.ID + " " + file + "`.")
+	if t.AC {
+		b.WriteString(" It checks acceptance criteria: read the requirements.md beside " + file + " (or the one the task names), judge every AC-* entry PASS, FAIL or SKIP with the evidence you found, in a table | AC | Description | Status | Evidence |, and say how many failed.")
+	}
+	b.WriteString(" Do not edit any file.\n")
+	return b.String()
+}

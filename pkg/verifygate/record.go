@@ -1,0 +1,128 @@
+package verifygate
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/transcript"
+)
+
+// QAAgent is the agent whose runs are evidence for AC tasks.
+const QAAgent = "rodin:qa-engineer"
+
+// now is the time evidence is recorded at; RODIN_NOW (RFC 3339, tests)
+// replaces the clock.
+func now(getenv func(string) string) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, getenv("RODIN_NOW")); err == nil {
+		return t
+	}
+	return time.Now()
+}
+
+// RecordBash records a Bash command Claude Code ran: PostToolUse (it
+// succeeded) or PostToolUseFailure (`error` begins "Exit code N"). It runs
+// on every Bash call, so it does one append and nothing else.
+func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if Off(getenv) {
+		return hookio.PostOutcome{}
+	}
+	session := in.SessionID()
+	data := evidence.DataDir(getenv)
+	if !planfile.ValidSessionID(session) || data == "" {
+		return hookio.PostOutcome{}
+	}
+	cmd, ok, err := in.Field("tool_input.command")
+	if !ok || err != nil {
+		return hookio.PostOutcome{}
+	}
+	r := ledger.Run{Time: now(getenv).UnixNano(), Kind: ledger.KindBash, Command: cmd, Cwd: in.Cwd()}
+	r.Agent, _, _ = in.Field("agent_id")
+	switch in.HookEventName() {
+	case "PostToolUse":
+		if in.Get("tool_response.interrupted").Bool() {
+			r.Exit = -1
+		}
+	case "PostToolUseFailure":
+		r.Exit = exitCode(in)
+	default:
+		return hookio.PostOutcome{}
+	}
+	ledger.Append(data, session, r)
+	return hookio.PostOutcome{}
+}
+
+// exitCode reads "Exit code N" at the start of a failure's error; -1 when
+// it is not there (interrupted, timed out, refused).
+func exitCode(in hookio.Input) int {
+	if in.Get("is_interrupt").Bool() {
+		return -1
+	}
+	e, _, _ := in.Field("error")
+	rest, ok := strings.CutPrefix(e, "Exit code ")
+	if !ok {
+		return -1
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil || n == 0 {
+		return -1 // a failure is never a pass
+	}
+	return n
+}
+
+// RecordQA records a rodin:qa-engineer run from its SubagentStop: the
+// prompt it was started with (from its transcript) and whether its answer
+// passed: the last line is VERIFICATION_PASS and no row of its AC table
+// says FAIL.
+func RecordQA(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	session := in.SessionID()
+	data := evidence.DataDir(getenv)
+	if Off(getenv) || !planfile.ValidSessionID(session) || data == "" {
+		return hookio.PostOutcome{}
+	}
+	path, _, _ := in.Field("agent_transcript_path")
+	prompt, err := transcript.FirstPrompt(path)
+	if err != nil {
+		return hookio.PostOutcome{SystemMessage: "[rodin] The rodin:qa-engineer run could not be recorded as evidence: its prompt is unreadable (" + err.Error() + ")."}
+	}
+	msg, _, _ := in.Field("last_assistant_message")
+	r := ledger.Run{Time: now(getenv).UnixNano(), Kind: ledger.KindQA, Prompt: prompt, Pass: QAPassed(msg), Tail: tail(msg, 2000)}
+	r.Agent, _, _ = in.Field("agent_id")
+	ledger.Append(data, session, r)
+	return hookio.PostOutcome{}
+}
+
+// QAPassed reads a qa-engineer answer: its last non-blank line is exactly
+// VERIFICATION_PASS, and no table row has a FAIL cell.
+func QAPassed(msg string) bool {
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(msg, "\r\n", "\n")), "\n")
+	if strings.TrimSpace(lines[len(lines)-1]) != "VERIFICATION_PASS" {
+		return false
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "|") {
+			continue
+		}
+		for _, cell := range strings.Split(l, "|") {
+			if strings.EqualFold(strings.Trim(strings.TrimSpace(cell), "*"), "FAIL") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}

@@ -1,0 +1,166 @@
+package verifygate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// Main is the stop hook: Stop, SubagentStop of an executor, TaskCompleted.
+func Main(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
+	return hookio.RunStop(stdin, stdout, stderr, func(in hookio.Input) hookio.StopOutcome {
+		return Stop(in, os.Getenv)
+	})
+}
+
+// Stop decides a Stop, a SubagentStop or a TaskCompleted: it blocks while
+// a verification task ticked during this session lacks passing checks for
+// the code as it stands, which catches boxes ticked through Bash. It
+// blocks once in a row: when Claude Code says the stop already follows a
+// block (stop_hook_active), it lets the session stop and tells the user
+// which tasks are unverified.
+func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
+	if Off(getenv) {
+		return hookio.StopOutcome{}
+	}
+	s, err := Open(getenv, in.SessionID(), in.Cwd())
+	if err != nil {
+		return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate did not check the task boxes: " + err.Error() + ". To fix: run `rodin doctor`."}
+	}
+	var items []Item
+	if in.HookEventName() == "TaskCompleted" {
+		it, ok := s.completedTask(in)
+		if !ok {
+			return hookio.StopOutcome{}
+		}
+		items = []Item{it}
+	} else {
+		if s.Baseline == nil {
+			if _, err := TakeBaseline(getenv, in.SessionID(), in.Cwd()); err == nil {
+				return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate had no record of the task boxes when this session began (was the plugin installed mid-session?); it counts from the boxes as they are now."}
+			}
+			return hookio.StopOutcome{}
+		}
+		items = s.tickedSinceStart()
+	}
+	if len(items) == 0 {
+		return hookio.StopOutcome{}
+	}
+	vs, err := s.Judge(items)
+	if err != nil {
+		return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate cannot read this session's evidence: " + err.Error() + "."}
+	}
+	bad := Unverified(vs)
+	if len(bad) == 0 {
+		if w := waived(vs); w != "" {
+			return hookio.StopOutcome{SystemMessage: "[rodin] Checked without passing checks, as waived: " + w}
+		}
+		return hookio.StopOutcome{}
+	}
+	what := "is checked"
+	if len(bad) > 1 {
+		what = "are checked"
+	}
+	msg := fmt.Sprintf("[rodin] %s %s without passing checks for the code as it stands. %s", names(bad), what, explainAll(bad))
+	if in.Get("stop_hook_active").Bool() {
+		return hookio.StopOutcome{SystemMessage: msg + " rodin blocked this stop once already, so it lets it through: these tasks are unverified."}
+	}
+	fix := s.Fix(bad)
+	fix = strings.TrimSuffix(fix, ", then tick the box again. A task that cannot pass here can be waived by the user: `rodin waive ID FILE --reason \"…\"`.")
+	return hookio.StopOutcome{Block: true, Reason: msg + " " + fix + "; or untick the box until they pass."}
+}
+
+// tickedSinceStart are the verification tasks checked now that were not
+// checked when the session began.
+func (s *Session) tickedSinceStart() []Item {
+	var items []Item
+	for _, rel := range project.TaskFiles(s.Root, s.Config) {
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks.Parse(b) {
+			if !t.Checked || !s.IsVerification(rel, t) {
+				continue
+			}
+			if sn := s.snap(rel, t); sn != nil && sn.Checked {
+				continue
+			}
+			items = append(items, Item{File: rel, Task: t})
+		}
+	}
+	return items
+}
+
+// completedTask is the verification task a TaskCompleted names: the task
+// file's task with the subject's ID when there is one, else the subject
+// read as a task title.
+func (s *Session) completedTask(in hookio.Input) (Item, bool) {
+	subject, _, _ := in.Field("task_subject")
+	if !strings.Contains(subject, "[VERIFY]") {
+		return Item{}, false
+	}
+	desc, _, _ := in.Field("task_description")
+	parsed := tasks.Parse([]byte("- [x] " + strings.ReplaceAll(subject, "\n", " ") + "\n"))
+	if len(parsed) == 0 {
+		return Item{}, false
+	}
+	t := parsed[0]
+	for _, rel := range project.TaskFiles(s.Root, s.Config) {
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		if err != nil {
+			continue
+		}
+		for _, ft := range tasks.Parse(b) {
+			if ft.ID == t.ID && s.IsVerification(rel, ft) {
+				return Item{File: rel, Task: ft}, true
+			}
+		}
+	}
+	t.Text += "\n" + desc
+	return Item{File: "(task list)", Task: t}, true
+}
+
+// TakeBaseline records the task boxes and the configuration as the session
+// begins (SessionStart, through `rodin setup`). A resumed session keeps
+// the baseline it has. An unreadable configuration is reported and the
+// defaults are used.
+func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, err error) {
+	data := evidence.DataDir(getenv)
+	root := project.Root(getenv, cwd)
+	if data == "" || root == "" || session == "" {
+		return false, fmt.Errorf("no data directory, project root or session")
+	}
+	cfg, cfgErr := project.LoadConfig(root)
+	if cfgErr != nil {
+		cfg = project.Defaults()
+	}
+	b := ledger.Baseline{Time: now(getenv).UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
+	b.Config, _ = json.Marshal(cfg)
+	for _, rel := range project.TaskFiles(root, cfg) {
+		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
+		if err != nil {
+			continue
+		}
+		var snaps []ledger.Snap
+		for _, t := range tasks.Parse(src) {
+			snaps = append(snaps, ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Commands: t.Commands})
+		}
+		b.Files[rel] = snaps
+	}
+	saved, err = ledger.SaveBaseline(data, session, b)
+	if err == nil && cfgErr != nil {
+		err = cfgErr
+	}
+	return saved, err
+}
