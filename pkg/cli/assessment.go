@@ -11,6 +11,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/provenance"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // The commands below read the runs the hooks recorded for the plan's
@@ -85,8 +86,27 @@ func awaited(e *env, command string, args []string, agent string) (string, *plan
 // the gaps) or the validator (the gaps as they stand and the latest critic
 // answer on this plan).
 func runPrompt(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "qa" {
+		if len(args) < 2 || len(args) > 3 {
+			return usageError{"prompt qa takes a task id and, optionally, its task file"}
+		}
+		s, err := verifySession(e)
+		if err != nil {
+			return err
+		}
+		file := ""
+		if len(args) == 3 {
+			file = args[2]
+		}
+		rel, t, err := findTask(s, args[1], file)
+		if err != nil {
+			return err
+		}
+		io.WriteString(e.stdout, verifygate.QAPrompt(rel, t))
+		return nil
+	}
 	if len(args) != 2 || (args[0] != "critic" && args[0] != "validator") {
-		return usageError{"prompt takes `critic` or `validator`, and one plan file"}
+		return usageError{"prompt takes `critic` or `validator` and one plan file, or `qa` and a task"}
 	}
 	if args[0] == "critic" {
 		_, d, err := wellFormedPlan("prompt", "", args[1:])

@@ -60,7 +60,7 @@ var commands = map[string]command{
 	"parse":    {"rodin parse critic|validator < ANSWER", runParse},
 	"signal":   {"rodin signal PLAN | rodin signal pass|fail [--reason TEXT]", runSignal},
 	"leakage":  {"rodin leakage PLAN", runLeakage},
-	"prompt":   {"rodin prompt critic|validator PLAN", runPrompt},
+	"prompt":   {"rodin prompt critic|validator PLAN | rodin prompt qa TASK [FILE]", runPrompt},
 	"findings": {"rodin findings PLAN", runFindings},
 	"verdict":  {"rodin verdict PLAN", runVerdict},
 	"status":   {"rodin status [--json] [PLAN]", runStatus},
@@ -70,6 +70,10 @@ var commands = map[string]command{
 	"install":  {"rodin install", runInstall},
 	"release":  {"rodin release [--out DIR]", runRelease},
 	"setup":    {"rodin setup", runSetup},
+	"checks":   {"rodin checks [--json]", runChecks},
+	"verify":   {"rodin verify [--timeout D] TASK [FILE]", runVerify},
+	"tasks":    {"rodin tasks [--json] [FILE]", runTasks},
+	"waive":    {"rodin waive TASK [FILE] --reason TEXT", runWaive},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -84,6 +88,14 @@ For the /rodin:plan-gate skill:
   rodin prompt validator PLAN         print the validator's exact prompt (the gaps, the critic's answer)
   rodin verdict PLAN                  the latest validator verdict rodin recorded, parsed (JSON)
   rodin signal PLAN                   print the signal line for that verdict, to insert with Edit
+
+For the verify gate (task files, /rodin:verify):
+  rodin tasks [--json] [FILE]         every task, and for [VERIFY] tasks their evidence and what the gate decides
+  rodin checks [--json]               the project's quality commands (Type, Command, Source)
+  rodin verify [--timeout D] TASK [FILE]
+                                      run a task's commands from the project root; ends VERIFICATION_PASS or _FAIL
+  rodin prompt qa TASK [FILE]         print the rodin:qa-engineer's exact prompt for a task
+  rodin waive TASK [FILE] --reason T  let a task's box be ticked without passing checks (shown wherever it counts)
 
 For other orchestrations:
   rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
@@ -146,6 +158,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
+	case err == errSilent:
+		return 1
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "rodin: %s\nrodin: usage: %s\n", ue.msg, cmd.usage)
 		return 2

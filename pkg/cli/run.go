@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// tailLines is how much of a failing command's output `rodin verify`
+// prints.
+const tailLines = 50
+
+type commandResult struct {
+	exit     int
+	skipped  bool // not found (exit 127)
+	timedOut bool
+	took     time.Duration
+	tail     []string
+}
+
+// runTaskCommand runs one command through sh from root, with its output
+// kept to the last lines, and kills its process group at the timeout.
+func runTaskCommand(root, command string, timeout time.Duration) commandResult {
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = root
+	out := &tailBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	ownGroup(cmd)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return commandResult{exit: -1, took: time.Since(start), tail: []string{err.Error()}}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	timedOut := false
+	select {
+	case err = <-done:
+	case <-time.After(timeout):
+		timedOut = true
+		killGroup(cmd)
+		err = <-done
+	}
+	// Children that outlive sh (a background server) go with it.
+	killGroup(cmd)
+	res := commandResult{took: time.Since(start), timedOut: timedOut, tail: out.lines()}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.exit = exit.ExitCode()
+		if res.exit == 127 {
+			res.skipped = true
+		}
+	default:
+		res.exit = -1
+	}
+	if timedOut && res.exit == 0 {
+		res.exit = -1
+	}
+	return res
+}
+
+// tailBuffer keeps the last lines written to it, bounded in bytes.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 64 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailBytes {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimRight(string(bytes.ToValidUTF8(t.buf, []byte("\uFFFD"))), "\n")
+	if s == "" {
+		return nil
+	}
+	l := strings.Split(s, "\n")
+	if len(l) > tailLines {
+		l = l[len(l)-tailLines:]
+	}
+	return l
+}

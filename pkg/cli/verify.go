@@ -1,0 +1,454 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/checks"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
+)
+
+// parseFlags parses a command's flags, the positional arguments allowed
+// anywhere (as go and git do), and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// verifySession opens the verify gate's view for a command run by hand or
+// through the agent's Bash: the session is CLAUDE_CODE_SESSION_ID (set in
+// Claude Code's Bash tool), else the latest session begun in this project.
+func verifySession(e *env) (*verifygate.Session, error) {
+	cwd, _ := os.Getwd()
+	session := e.getenv("CLAUDE_CODE_SESSION_ID")
+	if session == "" {
+		session = latestSession(e.getenv, project.Root(e.getenv, cwd))
+	}
+	s, err := verifygate.Open(e.getenv, session, cwd)
+	if err != nil && strings.Contains(err.Error(), "no data directory") {
+		// Run by hand before any session: the project and its tasks can
+		// still be shown, with no evidence.
+		root := project.Root(e.getenv, cwd)
+		c, cerr := project.LoadConfig(root)
+		if cerr != nil {
+			return nil, cerr
+		}
+		return &verifygate.Session{Root: root, Config: c}, nil
+	}
+	return s, err
+}
+
+// latestSession is the most recent session whose baseline is for root.
+func latestSession(getenv func(string) string, root string) string {
+	data := evidence.DataDir(getenv)
+	if data == "" {
+		return ""
+	}
+	files, _ := filepath.Glob(filepath.Join(ledger.Dir(data), "*.baseline.json"))
+	best, bestTime := "", time.Time{}
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".baseline.json")
+		b, err := ledger.LoadBaseline(data, id)
+		if err != nil || b == nil || b.Root != root {
+			continue
+		}
+		if fi, err := os.Stat(f); err == nil && fi.ModTime().After(bestTime) {
+			best, bestTime = id, fi.ModTime()
+		}
+	}
+	return best
+}
+
+// findTask finds task id in file (when given) or in the project's task
+// files; it is an error when the id is in none or in more than one.
+func findTask(s *verifygate.Session, id, file string) (string, tasks.Task, error) {
+	var files []string
+	if file != "" {
+		p := file
+		if !filepath.IsAbs(p) {
+			cwd, _ := os.Getwd()
+			p = filepath.Join(cwd, p)
+		}
+		rel := project.Rel(s.Root, p)
+		if rel == "" {
+			return "", tasks.Task{}, fmt.Errorf("%s is not inside the project (%s)", file, s.Root)
+		}
+		files = []string{rel}
+	} else {
+		files = project.TaskFiles(s.Root, s.Config)
+	}
+	var found []string
+	var task tasks.Task
+	for _, rel := range files {
+		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
+		if err != nil {
+			if file != "" {
+				return "", tasks.Task{}, err
+			}
+			continue
+		}
+		for _, t := range tasks.Parse(b) {
+			if t.ID == id {
+				found = append(found, rel)
+				task = t
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		where := strings.Join(files, ", ")
+		if where == "" {
+			where = "no task files (" + strings.Join(s.Config.TaskFiles, ", ") + ")"
+		}
+		return "", tasks.Task{}, withHint(fmt.Errorf("no task %s in %s", id, where), "`rodin tasks` lists the tasks and their ids")
+	case 1:
+		return found[0], task, nil
+	}
+	return "", tasks.Task{}, withHint(fmt.Errorf("task %s is in %s", id, strings.Join(found, " and ")), "name the file: rodin verify %s FILE", id)
+}
+
+func runChecks(e *env, args []string) error {
+	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{"checks takes no arguments"}
+	}
+	cwd, _ := os.Getwd()
+	root := project.Root(e.getenv, cwd)
+	found := checks.Discover(root)
+	if *asJSON {
+		if found == nil {
+			found = []checks.Check{}
+		}
+		return writeJSON(e.stdout, map[string]any{"root": root, "checks": found, "quality": nonNil(checks.Quality(found))})
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "Type\tCommand\tSource")
+	for _, t := range append(append([]string{}, checks.Types...), "ci") {
+		any := false
+		for _, c := range found {
+			if c.Type == t {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", c.Type, c.Command, c.Source)
+				any = true
+			}
+		}
+		if !any {
+			fmt.Fprintf(w, "%s\tNot found\t\n", t)
+		}
+	}
+	return w.Flush()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func runVerify(e *env, args []string) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	timeout := fs.Duration("timeout", 0, "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return usageError{"verify takes a task id and, optionally, its task file"}
+	}
+	s, err := verifySession(e)
+	if err != nil {
+		return err
+	}
+	file := ""
+	if len(pos) == 2 {
+		file = pos[1]
+	}
+	rel, t, err := findTask(s, pos[0], file)
+	if err != nil {
+		return err
+	}
+	if *timeout <= 0 {
+		*timeout = 5 * time.Minute
+		if d, err := time.ParseDuration(s.Config.Timeout); err == nil && d > 0 {
+			*timeout = d
+		}
+	}
+	need := s.NeedOf(rel, t)
+	fmt.Fprintf(e.stdout, "rodin verify: %s (%s line %d), from %s\n", t.Name(), rel, t.Line, s.Root)
+	if need.Quality {
+		fmt.Fprintf(e.stdout, "the task names no command: running the project's quality commands (rodin checks)\n")
+	}
+	if len(need.Commands) == 0 {
+		if need.QA {
+			fmt.Fprintf(e.stdout, "no command to run: the acceptance criteria are for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", t.ID, rel)
+			return nil
+		}
+		fmt.Fprintln(e.stdout, "no command could run: the task names none and the project declares none")
+		fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
+		return errSilent
+	}
+	passed, skipped, failed := 0, 0, 0
+	for _, c := range need.Commands {
+		res := runTaskCommand(s.Root, c, *timeout)
+		switch {
+		case res.skipped:
+			skipped++
+			fmt.Fprintf(e.stdout, "SKIP  %s  (not found)\n", c)
+		case res.timedOut:
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c, *timeout)
+		case res.exit == 0:
+			passed++
+			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c, res.took.Round(10*time.Millisecond))
+		default:
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s  (exit %d, %s)\n", c, res.exit, res.took.Round(10*time.Millisecond))
+		}
+		if res.exit != 0 && len(res.tail) > 0 {
+			fmt.Fprintf(e.stdout, "  last %d lines:\n", len(res.tail))
+			for _, l := range res.tail {
+				fmt.Fprintf(e.stdout, "  | %s\n", l)
+			}
+		}
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(e.stdout, "%d of %d commands failed\nVERIFICATION_FAIL\n", failed, len(need.Commands))
+		return errSilent
+	case passed == 0 && need.Waiver != nil:
+		fmt.Fprintf(e.stdout, "no command could run; the task is waived (%q)\nVERIFICATION_PASS\n", need.Waiver.Reason)
+		return nil
+	case passed == 0:
+		fmt.Fprintln(e.stdout, "no command could run\nVERIFICATION_FAIL")
+		return errSilent
+	}
+	if skipped > 0 {
+		fmt.Fprintf(e.stdout, "%d passed, %d could not run (not found)\n", passed, skipped)
+	}
+	fmt.Fprintln(e.stdout, "VERIFICATION_PASS")
+	return nil
+}
+
+// errSilent fails a command whose output already said why (exit 1).
+var errSilent = errors.New("")
+
+func runWaive(e *env, args []string) error {
+	fs := flag.NewFlagSet("waive", flag.ContinueOnError)
+	reason := fs.String("reason", "", "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 || strings.TrimSpace(*reason) == "" {
+		return usageError{"waive takes a task id, optionally its task file, and --reason"}
+	}
+	s, err := verifySession(e)
+	if err != nil {
+		return err
+	}
+	if s.Data == "" {
+		return withHint(errors.New("rodin has no data directory to keep the waiver in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
+	}
+	file := ""
+	if len(pos) == 2 {
+		file = pos[1]
+	}
+	rel, t, err := findTask(s, pos[0], file)
+	if err != nil {
+		return err
+	}
+	if err := ledger.AddWaiver(s.Data, ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: *reason, Time: time.Now().UnixNano()}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "waived %s (%s): %s\nthe gate lets its box be ticked and says so each time; `rodin tasks` lists it\n", t.Name(), rel, *reason)
+	return nil
+}
+
+// taskView is one task as `rodin tasks --json` shows it.
+type taskView struct {
+	File     string         `json:"file"`
+	ID       string         `json:"id"`
+	Title    string         `json:"title"`
+	Line     int            `json:"line"`
+	Checked  bool           `json:"checked"`
+	Verify   bool           `json:"verify"`
+	Needs    []checkView    `json:"needs,omitempty"`
+	QA       *checkView     `json:"qa,omitempty"`
+	Waiver   *ledger.Waiver `json:"waiver,omitempty"`
+	Gate     string         `json:"gate,omitempty"` // "allow" or "deny": what the gate decides for its box
+	Problems string         `json:"problems,omitempty"`
+}
+
+type checkView struct {
+	Command string `json:"command,omitempty"`
+	State   string `json:"state"` // passed, failed, stale, not run
+	Exit    *int   `json:"exit,omitempty"`
+	At      string `json:"at,omitempty"`
+	Changed string `json:"changed,omitempty"`
+}
+
+func runTasks(e *env, args []string) error {
+	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError{"tasks takes at most one task file"}
+	}
+	s, err := verifySession(e)
+	if err != nil {
+		return err
+	}
+	var files []string
+	if len(pos) == 1 {
+		p, _ := filepath.Abs(pos[0])
+		rel := project.Rel(s.Root, p)
+		if rel == "" {
+			return fmt.Errorf("%s is not inside the project (%s)", pos[0], s.Root)
+		}
+		files = []string{rel}
+	} else {
+		files = project.TaskFiles(s.Root, s.Config)
+	}
+	var views []taskView
+	var items []verifygate.Item
+	for _, rel := range files {
+		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
+		if err != nil {
+			return err
+		}
+		for _, t := range tasks.Parse(b) {
+			views = append(views, taskView{File: rel, ID: t.ID, Title: t.Title, Line: t.Line, Checked: t.Checked, Verify: s.IsVerification(rel, t)})
+			if views[len(views)-1].Verify {
+				items = append(items, verifygate.Item{File: rel, Task: t})
+			}
+		}
+	}
+	verdicts := []verifygate.Verdict{}
+	if s.Data != "" && len(items) > 0 {
+		if verdicts, err = s.Judge(items); err != nil {
+			return err
+		}
+	}
+	for _, v := range verdicts {
+		for i := range views {
+			tv := &views[i]
+			if tv.File != v.File || tv.Line != v.Task.Line {
+				continue
+			}
+			tv.Waiver = v.Need.Waiver
+			tv.Gate = "deny"
+			if v.OK() {
+				tv.Gate = "allow"
+			} else {
+				tv.Problems = v.Explain()
+			}
+			for _, f := range v.Findings {
+				cv := checkView{Command: f.Command, State: "not run"}
+				if f.Run != nil {
+					cv.At = f.Run.When().Format(time.RFC3339)
+					switch {
+					case f.Command == "" && !f.Run.Pass, f.Command != "" && f.Run.Exit != 0:
+						cv.State = "failed"
+					case f.Stale.Path != "":
+						cv.State, cv.Changed = "stale", f.Stale.Path
+					default:
+						cv.State = "passed"
+					}
+					if f.Command != "" {
+						x := f.Run.Exit
+						cv.Exit = &x
+					}
+				}
+				if f.Command == "" {
+					tv.QA = &cv
+				} else {
+					tv.Needs = append(tv.Needs, cv)
+				}
+			}
+		}
+	}
+	if *asJSON {
+		if views == nil {
+			views = []taskView{}
+		}
+		return writeJSON(e.stdout, map[string]any{"root": s.Root, "session": s.ID, "tasks": views})
+	}
+	if len(views) == 0 {
+		fmt.Fprintf(e.stdout, "no tasks in %s (task files: %s)\n", s.Root, strings.Join(s.Config.TaskFiles, ", "))
+		return nil
+	}
+	if s.ID == "" {
+		fmt.Fprintln(e.stdout, "no Claude Code session has run here with rodin yet: no evidence to show")
+	}
+	sort.SliceStable(views, func(i, j int) bool { return views[i].File < views[j].File })
+	last := ""
+	for _, v := range views {
+		if v.File != last {
+			fmt.Fprintln(e.stdout, v.File)
+			last = v.File
+		}
+		box := "[ ]"
+		if v.Checked {
+			box = "[x]"
+		}
+		fmt.Fprintf(e.stdout, "  %s %s %s\n", box, v.ID, v.Title)
+		for _, c := range v.Needs {
+			fmt.Fprintf(e.stdout, "        %-7s %s%s\n", c.State, c.Command, detail(c))
+		}
+		if v.QA != nil {
+			fmt.Fprintf(e.stdout, "        %-7s a rodin:qa-engineer run%s\n", v.QA.State, detail(*v.QA))
+		}
+		if v.Waiver != nil {
+			fmt.Fprintf(e.stdout, "        waived: %s\n", v.Waiver.Reason)
+		}
+		if v.Gate != "" {
+			fmt.Fprintf(e.stdout, "        gate: %s ticking it\n", map[string]string{"allow": "allows", "deny": "denies"}[v.Gate])
+		}
+	}
+	return nil
+}
+
+func detail(c checkView) string {
+	switch {
+	case c.State == "stale":
+		return fmt.Sprintf(" (passed at %s; %s changed since)", c.At, c.Changed)
+	case c.Exit != nil && *c.Exit != 0:
+		return fmt.Sprintf(" (exit %d at %s)", *c.Exit, c.At)
+	case c.At != "":
+		return " (at " + c.At + ")"
+	}
+	return ""
+}
