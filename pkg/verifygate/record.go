@@ -15,14 +15,10 @@ import (
 // QAAgent is the agent whose runs are evidence for AC tasks.
 const QAAgent = "rodin:qa-engineer"
 
-// now is the time evidence is recorded at; RODIN_NOW (RFC 3339, tests)
-// replaces the clock.
-func now(getenv func(string) string) time.Time {
-	if t, err := time.Parse(time.RFC3339Nano, getenv("RODIN_NOW")); err == nil {
-		return t
-	}
-	return time.Now()
-}
+// now is the time evidence is recorded at. It is always the real clock
+// (never RODIN_NOW, the plan gate's test clock): it is compared with the
+// file system's times.
+func now(func(string) string) time.Time { return time.Now() }
 
 // RecordBash records a Bash command Claude Code ran: PostToolUse (it
 // succeeded) or PostToolUseFailure (`error` begins "Exit code N"). It runs
