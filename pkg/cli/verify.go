@@ -162,7 +162,7 @@ func runChecks(e *env, args []string) error {
 			}
 		}
 		if !any {
-			fmt.Fprintf(w, "%s\tNot found\t\n", t)
+			fmt.Fprintf(w, "%s\tNot found\t-\n", t)
 		}
 	}
 	return w.Flush()

@@ -71,6 +71,9 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if len(bad) > 1 {
 		what = "are checked"
 	}
+	if in.HookEventName() == "TaskCompleted" {
+		what = "cannot be completed"
+	}
 	msg := fmt.Sprintf("[rodin] %s %s without passing checks for the code as it stands. %s", names(bad), what, explainAll(bad))
 	if in.Get("stop_hook_active").Bool() {
 		return hookio.StopOutcome{SystemMessage: msg + " rodin blocked this stop once already, so it lets it through: these tasks are unverified."}
