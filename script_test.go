@@ -2,6 +2,7 @@ package rodin_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -84,21 +85,22 @@ func TestScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"exitcode":  cmdExitcode,
-			"expand":    cmdExpand,
-			"snapshot":  cmdSnapshot,
-			"unchanged": cmdUnchanged,
-			"replace":   cmdReplace,
-			"append":    cmdAppend,
-			"crlf":      cmdCRLF,
-			"bom":       cmdBOM,
-			"mtime":     cmdMtime,
-			"plugin":    cmdPlugin,
-			"mkfifo":    cmdMkfifo,
-			"bigfile":   cmdBigfile,
-			"release":   cmdRelease,
-			"serve":     cmdServe,
-			"hookcmd":   cmdHookcmd,
+			"exitcode":   cmdExitcode,
+			"expand":     cmdExpand,
+			"snapshot":   cmdSnapshot,
+			"unchanged":  cmdUnchanged,
+			"replace":    cmdReplace,
+			"append":     cmdAppend,
+			"crlf":       cmdCRLF,
+			"bom":        cmdBOM,
+			"mtime":      cmdMtime,
+			"plugin":     cmdPlugin,
+			"mkfifo":     cmdMkfifo,
+			"bigfile":    cmdBigfile,
+			"release":    cmdRelease,
+			"serve":      cmdServe,
+			"hookcmd":    cmdHookcmd,
+			"transcript": cmdTranscript,
 		},
 	})
 }
@@ -467,4 +469,15 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 	go srv.Serve(ln)
 	ts.Defer(func() { srv.Close() })
 	ts.Setenv("URL", "http://"+ln.Addr().String())
+}
+
+// transcript OUT FILE writes a subagent transcript (JSONL) whose first user
+// message is FILE's text: the prompt a subagent was started with.
+func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: transcript OUT FILE")
+	}
+	line, err := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": ts.ReadFile(args[1])}})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(line, '\n'), 0o644))
 }

@@ -111,7 +111,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	}
 	lower := strings.ToLower(t.Title + "\n" + t.Text)
 	t.AC = strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
-	if _, after, ok := strings.Cut(t.Title[strings.Index(t.Title, "[VERIFY]")+len("[VERIFY]"):], ":"); ok && strings.TrimSpace(after) != "" {
+	_, afterTag, _ := strings.Cut(title, "[VERIFY]")
+	if _, after, ok := strings.Cut(afterTag, ":"); ok && strings.TrimSpace(after) != "" {
 		for _, c := range strings.Split(after, " && ") {
 			if c = unquote(strings.TrimSpace(c)); c != "" {
 				t.Commands = append(t.Commands, c)
