@@ -28,8 +28,10 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/provenance"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 var rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
@@ -48,6 +50,7 @@ type fixture struct {
 	root, home, project, plans string
 	plugin                     string // the plugin as installed: plugin/ with the release executables in libexec
 	many                       string // a HOME whose plans directory holds 2,000 plan files
+	big                        string // a project of 10,000 source files with a tasks.md (the verify gate)
 	bin                        map[string]string
 	shellPre, shellPost        string            // the reference hooks, "" when absent
 	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
@@ -94,7 +97,7 @@ func build() (*fixture, error) {
 	}
 	// Built as releases are, floor included.
 	modRoot, _ := filepath.Abs("..")
-	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./hooks/rodin", "./bench/peakrss"}
+	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./hooks/stop", "./hooks/rodin", "./bench/peakrss"}
 	host := [][2]string{{runtime.GOOS, runtime.GOARCH}}
 	if err := release.Build(modRoot, filepath.Join(root, "bin"), pkgs, host, io.Discard); err != nil {
 		return nil, err
@@ -142,6 +145,10 @@ func build() (*fixture, error) {
 		os.Chtimes(p, t, t)
 	}
 
+	if err := verifyFixture(f); err != nil {
+		return nil, err
+	}
+
 	// The shell design, when present: post as it is, pre with its hash
 	// read-back fixed (shared/reference/README.md) so it runs its whole path.
 	ref, _ := filepath.Abs(filepath.Join("..", "..", "shared", "reference"))
@@ -159,6 +166,60 @@ func build() (*fixture, error) {
 		}
 	}
 	return f, nil
+}
+
+// bigSession is the session whose evidence backs a tick in the large
+// project.
+const bigSession = session + "-big"
+
+// verifyFixture makes the verify gate's cases: a tasks.md in the project
+// (baseline taken as a session start would), and a project of 10,000
+// source files in 100 directories whose tasks.md has a [VERIFY] task whose
+// command passed after the last file was written.
+func verifyFixture(f *fixture) error {
+	getenv := func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return dataDir
+		}
+		return ""
+	}
+	tasksText := "# Tasks\n\n- [x] 1.1 Add parser\n  - **Do**: run it\n- [ ] V1 [VERIFY] Quality check: unit-tests\n"
+	if err := os.WriteFile(filepath.Join(f.project, "tasks.md"), []byte(tasksText), 0o644); err != nil {
+		return err
+	}
+	if _, err := verifygate.TakeBaseline(getenv, session, f.project); err != nil {
+		return err
+	}
+	f.big = filepath.Join(f.root, "big")
+	for d := 0; d < 100; d++ {
+		dir := filepath.Join(f.big, "src", fmt.Sprintf("pkg%03d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for i := 0; i < 100; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", i)), []byte("package p\n"), 0o644)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.big, "tasks.md"), []byte(tasksText), 0o644); err != nil {
+		return err
+	}
+	if _, err := verifygate.TakeBaseline(getenv, bigSession, f.big); err != nil {
+		return err
+	}
+	return ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "unit-tests", Cwd: f.big})
+}
+
+func bashInput(cwd string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"tests"},"tool_response":{"stdout":"ok","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_9","duration_ms":1200}`, session, cwd))
+}
+
+func taskEditInput(sess, cwd, old, new string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":%q,"old_string":%q,"new_string":%q,"replace_all":false},"tool_use_id":"toolu_8"}`,
+		sess, cwd, filepath.Join(cwd, "tasks.md"), old, new))
+}
+
+func stopInput(sess, cwd string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done."}`, sess, cwd))
 }
 
 // installPlugin lays out the plugin as Claude Code installs it, with the
@@ -301,6 +362,10 @@ const (
 	hjB     = "hooks.json (b): Edit of a 10 KB plan"
 	hjC     = "hooks.json (c): verdict signal recorded"
 	hjD     = "hooks.json (d): ExitPlanMode, 10 KB passing plan"
+	hjV1    = "hooks.json (v1): Bash command recorded"
+	hjV2    = "hooks.json (v2): Edit of a task file, no box ticked"
+	hjV3    = "hooks.json (v3): tick with passing evidence, 10,000-file project"
+	hjV4    = "hooks.json (v4): Stop, nothing ticked, 10,000-file project"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
 	oldB    = "0.1.0 (b): the same, 10 KB plan edit"
@@ -354,6 +419,10 @@ func cases(f *fixture) []hookCase {
 		{name: hjB, cmd: postEdit, stdin: postInput("plan", pend), home: f.home},
 		{name: hjC, cmd: postEdit, stdin: postInput("plan", signal), home: f.home, before: resetSignal},
 		{name: hjD, cmd: pre, stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
+		{name: hjV1, cmd: hook(`hooks.PostToolUse.#(matcher=="Bash").hooks.0`), stdin: bashInput(f.project), home: f.home},
+		{name: hjV2, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(session, f.project, "run it", "run it again"), home: f.home},
+		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
+		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
 		{name: shFloor, cmd: []string{"/bin/sh", "-c", f.bin["floor"]}, stdin: postInput("default", src), home: f.home},
 		{name: oldA, cmd: launcher("posttooluse"), stdin: postInput("default", src), home: f.home},
 		{name: oldB, cmd: launcher("posttooluse"), stdin: postInput("plan", pend), home: f.home},

@@ -17,7 +17,12 @@ package freshness
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"time"
+
+	"github.com/rodin-gate/rodin/internal/par"
 
 	"github.com/rodin-gate/rodin/pkg/project"
 )
@@ -28,9 +33,10 @@ type Change struct {
 	Time time.Time // its newer of mtime and ctime
 }
 
-// Newest walks the tree once and returns, for each of the given times, the
-// first file changed after it (the zero Change when none was). Walking once
-// for all the times a decision needs keeps the cost at one walk.
+// Newest walks the tree once and returns, for each of the given times, a
+// file changed after it, the newest change (the zero Change when none
+// was). Walking once for all the times a decision needs keeps the cost at
+// one walk.
 func Newest(t *project.Tree, since []time.Time) []Change {
 	out := make([]Change, len(since))
 	if len(since) == 0 {
@@ -42,25 +48,40 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 			oldest = s
 		}
 	}
+	// The names first (a cheap walk: no stat), then the stats, which are
+	// most of the cost, spread over the CPUs.
+	var files []string
 	t.Walk(func(rel string, d fs.DirEntry) error {
-		if t.Config.IsTaskFile(t.Root, t.Root+"/"+rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		changed := changeTime(info)
-		if !changed.After(oldest) {
-			return nil
-		}
-		for i, s := range since {
-			if out[i].Path == "" && changed.After(s) {
-				out[i] = Change{Path: rel, Time: changed}
-			}
+		if !project.MatchAny(t.Config.TaskFiles, rel) {
+			files = append(files, rel)
 		}
 		return nil
 	})
+	workers := max(1, min(runtime.GOMAXPROCS(0)*2, len(files)/256))
+	changed := make([]Change, workers)
+	par.Do(workers, func(w int) {
+		for i := w; i < len(files); i += workers {
+			info, err := os.Lstat(filepath.Join(t.Root, files[i]))
+			if err != nil {
+				continue
+			}
+			if c := changeTime(info); c.After(oldest) && (changed[w].Path == "" || c.After(changed[w].Time)) {
+				changed[w] = Change{Path: files[i], Time: c}
+			}
+		}
+	})
+	// The newest change decides each time: after s when it is after s.
+	var newest Change
+	for _, c := range changed {
+		if c.Path != "" && (newest.Path == "" || c.Time.After(newest.Time)) {
+			newest = c
+		}
+	}
+	for i, s := range since {
+		if newest.Path != "" && newest.Time.After(s) {
+			out[i] = newest
+		}
+	}
 	return out
 }
 

@@ -98,6 +98,12 @@ func LoadConfig(root string) (Config, error) {
 // glob, where `**` stands for any number of directories (none included)
 // and each other element is a path.Match pattern.
 func Match(glob, rel string) bool {
+	if name, ok := strings.CutPrefix(glob, "**/"); ok && !strings.Contains(name, "/") {
+		// The common case, "**/tasks.md": the name at any depth. Its
+		// own branch, because the walk asks it of every file.
+		ok, _ := path.Match(name, rel[strings.LastIndexByte(rel, '/')+1:])
+		return ok
+	}
 	return matchParts(strings.Split(glob, "/"), strings.Split(rel, "/"))
 }
 
