@@ -4,8 +4,9 @@
 // The rule (README, "verify gate"): evidence recorded at T is stale when
 // any file of the project's source tree (project.Tree: hidden directories,
 // node_modules, the root .gitignore's patterns, the configured ignores and
-// the task files left out) has a modification or status-change time after
-// T. The status-change time (ctime) moves on every write and cannot be set
+// the task files left out) has a modification or status-change time at or
+// after T. T is read from the clock files are stamped with (Now), and a
+// change in the same tick as T counts: the rule errs toward rerunning. The status-change time (ctime) moves on every write and cannot be set
 // back with `touch`, so a file edited through Bash counts as much as one
 // edited with the Edit tool. Files the checks themselves write while they
 // run are older than T (T is taken when the command has finished), so a
@@ -65,7 +66,7 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 			if err != nil {
 				continue
 			}
-			if c := changeTime(info); c.After(oldest) && (changed[w].Path == "" || c.After(changed[w].Time)) {
+			if c := changeTime(info); !c.Before(oldest) && (changed[w].Path == "" || c.After(changed[w].Time)) {
 				changed[w] = Change{Path: files[i], Time: c}
 			}
 		}
@@ -78,7 +79,7 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 		}
 	}
 	for i, s := range since {
-		if newest.Path != "" && newest.Time.After(s) {
+		if newest.Path != "" && !newest.Time.Before(s) {
 			out[i] = newest
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -15,10 +16,10 @@ import (
 // QAAgent is the agent whose runs are evidence for AC tasks.
 const QAAgent = "rodin:qa-engineer"
 
-// now is the time evidence is recorded at. It is always the real clock
-// (never RODIN_NOW, the plan gate's test clock): it is compared with the
-// file system's times.
-func now(func(string) string) time.Time { return time.Now() }
+// now is the time evidence is recorded at: the file system's clock
+// (freshness.Now), never RODIN_NOW, the plan gate's test clock, since it is
+// compared with the times files carry.
+func now(func(string) string) time.Time { return freshness.Now() }
 
 // RecordBash records a Bash command Claude Code ran: PostToolUse (it
 // succeeded) or PostToolUseFailure (`error` begins "Exit code N"). It runs
