@@ -276,6 +276,19 @@ func (s *server) result(toolName string, n int) (toolResult, bool) {
 }
 
 // stepsAnswered is how many main-agent steps the server has answered.
+// mainRequests are the bodies of the main agent's requests so far.
+func (s *server) mainRequests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][]byte
+	for _, r := range s.requests {
+		if r.Kind == "main" {
+			out = append(out, r.Body)
+		}
+	}
+	return out
+}
+
 func (s *server) stepsAnswered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,9 +24,11 @@ import (
 const apiKey = "sk-ant-api03-rodin-e2e-00000000000000000000000000000000000000000000000000000000000000000000000000-AAAAAAAA"
 
 type options struct {
-	mode       string   // --permission-mode
-	noBinaries bool     // a plugin without libexec, and no go on PATH
-	env        []string // more of Claude Code's environment (KEY=value)
+	mode       string            // --permission-mode
+	noBinaries bool              // a plugin without libexec, and no go on PATH
+	env        []string          // more of Claude Code's environment (KEY=value)
+	allow      []string          // permission rules the user allowed (settings.json permissions.allow)
+	files      map[string]string // project files written before Claude Code starts
 }
 
 // session is one interactive Claude Code session in tmux, with the plugin
@@ -111,6 +114,13 @@ func startSession(t *testing.T, claude string, srv *server, opt options) *sessio
 	if opt.mode == "" {
 		opt.mode = "plan"
 	}
+	for name, text := range opt.files {
+		p := filepath.Join(s.project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, text)
+	}
 	writeFile(t, filepath.Join(s.home, ".claude.json"), fmt.Sprintf(`{
   "hasCompletedOnboarding": true,
   "numStartups": 1,
@@ -124,7 +134,8 @@ func startSession(t *testing.T, claude string, srv *server, opt options) *sessio
 	// Anthropic's servers; against the scripted server it would ask the user
 	// before every Agent launch. useAutoModeDuringPlan=false is the user
 	// setting for plain plan mode, what a user of another endpoint sets.
-	writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"useAutoModeDuringPlan": false}`+"\n")
+	allow, _ := json.Marshal(append([]string{}, opt.allow...))
+	writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"useAutoModeDuringPlan": false, "permissions": {"allow": `+string(allow)+`}}`+"\n")
 	// A fixed seal key in the plugin's data directory (Claude Code names it
 	// <plugin>-inline for --plugin-dir), so that captured sessions replay
 	// byte for byte (replay_test.go uses the same key).
