@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
@@ -127,7 +128,11 @@ var recipeTypes = []struct{ name, typ string }{
 	{"build", "build"},
 }
 
-var recipeLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*(?:[A-Za-z0-9_ -]*)?:([^=]|$)`)
+// The patterns are compiled on first use: the hooks link this package but
+// seldom discover anything.
+var recipeLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*(?:[A-Za-z0-9_ -]*)?:([^=]|$)`)
+})
 
 func recipes(root, file, tool string) []Check {
 	names := map[string]bool{}
@@ -142,7 +147,7 @@ func recipes(root, file, tool string) []Check {
 		file = f
 		sc := bufio.NewScanner(strings.NewReader(string(b)))
 		for sc.Scan() {
-			if m := recipeLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := recipeLine().FindStringSubmatch(sc.Text()); m != nil {
 				names[m[1]] = true
 			}
 		}
@@ -181,7 +186,7 @@ func python(root string) []Check {
 	return out
 }
 
-var runLine = regexp.MustCompile(`^\s*(?:-\s+)?run:\s*(.+?)\s*$`)
+var runLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:-\s+)?run:\s*(.+?)\s*$`) })
 
 // workflows are the one-line run: steps of the GitHub workflows, as "ci".
 func workflows(root string) []Check {
@@ -192,7 +197,7 @@ func workflows(root string) []Check {
 		rel, _ := filepath.Rel(root, f)
 		sc := bufio.NewScanner(strings.NewReader(string(read(root, rel))))
 		for sc.Scan() {
-			m := runLine.FindStringSubmatch(sc.Text())
+			m := runLine().FindStringSubmatch(sc.Text())
 			if m == nil || m[1] == "|" || m[1] == ">" || strings.HasPrefix(m[1], "|") || strings.HasPrefix(m[1], ">") {
 				continue
 			}

@@ -2,7 +2,8 @@
 // a Markdown list of checkbox tasks, some of them verification tasks
 // (`- [ ] V4 [VERIFY] Full local CI: pnpm lint && pnpm test`).
 //
-// It parses with goldmark's GFM task lists, never with line patterns: a
+// It parses with goldmark and a GFM task-list checkbox parser, never with
+// line patterns: a
 // checkbox inside a code block is text, and a task is exactly what a
 // Markdown renderer would show with a box.
 package tasks
@@ -10,12 +11,13 @@ package tasks
 import (
 	"bytes"
 	"strings"
+	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // MaxSize is the largest task file rodin reads; a larger one is refused
@@ -55,14 +57,22 @@ func (t Task) Name() string {
 	return s
 }
 
-var md = goldmark.New(goldmark.WithExtensions(extension.TaskList))
+// md is built on first use, not at package init: the hooks that link this
+// package mostly never parse a task file.
+var md = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(checkboxParser{}, 0))...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+})
 
 // Parse returns the tasks of a task file in document order.
 func Parse(src []byte) []Task {
 	if len(src) > MaxSize {
 		return nil
 	}
-	root := md.Parser().Parse(text.NewReader(src))
+	root := md().Parse(text.NewReader(src))
 	lines := lineStarts(src)
 	var out []Task
 	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
