@@ -90,15 +90,7 @@ func runPrompt(e *env, args []string) error {
 		if len(args) < 2 || len(args) > 3 {
 			return usageError{"prompt qa takes a task id and, optionally, its task file"}
 		}
-		s, err := verifySession(e)
-		if err != nil {
-			return err
-		}
-		file := ""
-		if len(args) == 3 {
-			file = args[2]
-		}
-		rel, t, err := findTask(s, args[1], file)
+		_, rel, t, err := sessionTask(e, args[1:])
 		if err != nil {
 			return err
 		}

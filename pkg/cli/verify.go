@@ -132,6 +132,21 @@ func findTask(s *verifygate.Session, id, file string) (string, tasks.Task, error
 	return "", tasks.Task{}, withHint(fmt.Errorf("task %s is in %s", id, strings.Join(found, " and ")), "name the file: rodin verify %s FILE", id)
 }
 
+// sessionTask opens the session and finds the task named by args: a task
+// id and, optionally, its task file.
+func sessionTask(e *env, args []string) (*verifygate.Session, string, tasks.Task, error) {
+	s, err := verifySession(e)
+	if err != nil {
+		return nil, "", tasks.Task{}, err
+	}
+	file := ""
+	if len(args) == 2 {
+		file = args[1]
+	}
+	rel, t, err := findTask(s, args[0], file)
+	return s, rel, t, err
+}
+
 func runChecks(e *env, args []string) error {
 	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
@@ -185,15 +200,7 @@ func runVerify(e *env, args []string) error {
 	if len(pos) < 1 || len(pos) > 2 {
 		return usageError{"verify takes a task id and, optionally, its task file"}
 	}
-	s, err := verifySession(e)
-	if err != nil {
-		return err
-	}
-	file := ""
-	if len(pos) == 2 {
-		file = pos[1]
-	}
-	rel, t, err := findTask(s, pos[0], file)
+	s, rel, t, err := sessionTask(e, pos)
 	if err != nil {
 		return err
 	}
@@ -272,20 +279,12 @@ func runWaive(e *env, args []string) error {
 	if len(pos) < 1 || len(pos) > 2 || strings.TrimSpace(*reason) == "" {
 		return usageError{"waive takes a task id, optionally its task file, and --reason"}
 	}
-	s, err := verifySession(e)
+	s, rel, t, err := sessionTask(e, pos)
 	if err != nil {
 		return err
 	}
 	if s.Data == "" {
 		return withHint(errors.New("rodin has no data directory to keep the waiver in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
-	}
-	file := ""
-	if len(pos) == 2 {
-		file = pos[1]
-	}
-	rel, t, err := findTask(s, pos[0], file)
-	if err != nil {
-		return err
 	}
 	if err := ledger.AddWaiver(s.Data, ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: *reason, Time: time.Now().UnixNano()}); err != nil {
 		return err
