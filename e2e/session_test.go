@@ -84,13 +84,7 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 		if name == "" {
 			name = "RODIN_CLAUDE"
 		}
-		t.Run(name, func(t *testing.T) {
-			// Sessions are independent (each its own server, HOME, tmux
-			// socket) and spend most of their time waiting: run them side
-			// by side, as many as go test's -parallel (GOMAXPROCS).
-			t.Parallel()
-			scenario(t, r)
-		})
+		t.Run(name, func(t *testing.T) { scenario(t, r) })
 	}
 }
 
@@ -235,11 +229,43 @@ func (s *session) pane() string {
 	return string(out)
 }
 
-// prompt types a line into Claude Code and submits it.
+// prompt types a line into Claude Code and submits it. On a loaded
+// machine the TUI can miss keys typed while it redraws, so it waits until
+// the line shows in the pane before pressing Enter, and presses it again
+// if no request reaches the model.
 func (s *session) prompt(line string) {
-	exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "-l", line).Run()
+	s.t.Helper()
+	before := len(s.srv.mainRequests())
+	keys := func(args ...string) {
+		exec.Command("tmux", append([]string{"-L", s.socket, "send-keys", "-t", s.target}, args...)...).Run()
+	}
+	shown := line
+	if len(shown) > 30 {
+		shown = shown[:30]
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		keys("-l", line)
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(s.pane(), shown) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if strings.Contains(s.pane(), shown) {
+			break
+		}
+		keys("C-u") // clear whatever part of it arrived, and type it again
+	}
 	time.Sleep(200 * time.Millisecond)
-	exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
+	keys("Enter")
+	for attempt := 0; attempt < 3; attempt++ {
+		deadline := time.Now().Add(15 * time.Second)
+		for len(s.srv.mainRequests()) == before && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if len(s.srv.mainRequests()) > before {
+			return
+		}
+		keys("Enter")
+	}
 }
 
 // dialogs are what Claude Code shows when it wants the user to decide.
