@@ -84,7 +84,13 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 		if name == "" {
 			name = "RODIN_CLAUDE"
 		}
-		t.Run(name, func(t *testing.T) { scenario(t, r) })
+		t.Run(name, func(t *testing.T) {
+			// Sessions are independent (each its own server, HOME, tmux
+			// socket) and spend most of their time waiting: two at a time
+			// on two cores (go test's -parallel is GOMAXPROCS).
+			t.Parallel()
+			scenario(t, r)
+		})
 	}
 }
 
