@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,24 +19,6 @@ import (
 	"github.com/rodin-gate/rodin/pkg/tasks"
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
-
-// parseFlags parses a command's flags, the positional arguments allowed
-// anywhere (as go and git do), and turns flag errors into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
 
 // verifySession opens the verify gate's view for a command run by hand or
 // through the agent's Bash: the session is CLAUDE_CODE_SESSION_ID (set in
@@ -148,9 +129,8 @@ func sessionTask(e *env, args []string) (*verifygate.Session, string, tasks.Task
 }
 
 func runChecks(e *env, args []string) error {
-	fs := flag.NewFlagSet("checks", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	pos, err := parseFlags(fs, args)
+	var asJSON bool
+	pos, err := flags("checks", args, func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print JSON") })
 	if err != nil {
 		return err
 	}
@@ -160,7 +140,7 @@ func runChecks(e *env, args []string) error {
 	cwd, _ := os.Getwd()
 	root := project.Root(e.getenv, cwd)
 	found := checks.Discover(root)
-	if *asJSON {
+	if asJSON {
 		if found == nil {
 			found = []checks.Check{}
 		}
@@ -191,9 +171,8 @@ func nonNil(s []string) []string {
 }
 
 func runVerify(e *env, args []string) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	timeout := fs.Duration("timeout", 0, "")
-	pos, err := parseFlags(fs, args)
+	var timeout time.Duration
+	pos, err := flags("verify", args, func(fs *flag.FlagSet) { fs.DurationVar(&timeout, "timeout", 0, "per-command timeout") })
 	if err != nil {
 		return err
 	}
@@ -204,10 +183,10 @@ func runVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *timeout <= 0 {
-		*timeout = 5 * time.Minute
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
 		if d, err := time.ParseDuration(s.Config.Timeout); err == nil && d > 0 {
-			*timeout = d
+			timeout = d
 		}
 	}
 	need := s.NeedOf(rel, t)
@@ -226,14 +205,14 @@ func runVerify(e *env, args []string) error {
 	}
 	passed, skipped, failed := 0, 0, 0
 	for _, c := range need.Commands {
-		res := runTaskCommand(s.Root, c, *timeout)
+		res := runTaskCommand(s.Root, c, timeout)
 		switch {
 		case res.skipped:
 			skipped++
 			fmt.Fprintf(e.stdout, "SKIP  %s  (not found)\n", c)
 		case res.timedOut:
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c, *timeout)
+			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c, timeout)
 		case res.exit == 0:
 			passed++
 			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c, res.took.Round(10*time.Millisecond))
@@ -270,13 +249,12 @@ func runVerify(e *env, args []string) error {
 var errSilent = errors.New("")
 
 func runWaive(e *env, args []string) error {
-	fs := flag.NewFlagSet("waive", flag.ContinueOnError)
-	reason := fs.String("reason", "", "")
-	pos, err := parseFlags(fs, args)
+	var reason string
+	pos, err := flags("waive", args, func(fs *flag.FlagSet) { fs.StringVar(&reason, "reason", "", "why the task need not pass") })
 	if err != nil {
 		return err
 	}
-	if len(pos) < 1 || len(pos) > 2 || strings.TrimSpace(*reason) == "" {
+	if len(pos) < 1 || len(pos) > 2 || strings.TrimSpace(reason) == "" {
 		return usageError{"waive takes a task id, optionally its task file, and --reason"}
 	}
 	s, rel, t, err := sessionTask(e, pos)
@@ -286,10 +264,10 @@ func runWaive(e *env, args []string) error {
 	if s.Data == "" {
 		return withHint(errors.New("rodin has no data directory to keep the waiver in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
 	}
-	if err := ledger.AddWaiver(s.Data, ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: *reason, Time: time.Now().UnixNano()}); err != nil {
+	if err := ledger.AddWaiver(s.Data, ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano()}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "waived %s (%s): %s\nthe gate lets its box be ticked and says so each time; `rodin tasks` lists it\n", t.Name(), rel, *reason)
+	fmt.Fprintf(e.stdout, "waived %s (%s): %s\nthe gate lets its box be ticked and says so each time; `rodin tasks` lists it\n", t.Name(), rel, reason)
 	return nil
 }
 
@@ -317,9 +295,8 @@ type checkView struct {
 }
 
 func runTasks(e *env, args []string) error {
-	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	pos, err := parseFlags(fs, args)
+	var asJSON bool
+	pos, err := flags("tasks", args, func(fs *flag.FlagSet) { fs.BoolVar(&asJSON, "json", false, "print JSON") })
 	if err != nil {
 		return err
 	}
@@ -399,7 +376,7 @@ func runTasks(e *env, args []string) error {
 			}
 		}
 	}
-	if *asJSON {
+	if asJSON {
 		if views == nil {
 			views = []taskView{}
 		}
