@@ -30,7 +30,7 @@ func verifySession(e *env) (*verifygate.Session, error) {
 		session = latestSession(e.getenv, project.Root(e.getenv, cwd))
 	}
 	s, err := verifygate.Open(e.getenv, session, cwd)
-	if err != nil && strings.Contains(err.Error(), "no data directory") {
+	if errors.Is(err, verifygate.ErrNoDataDir) {
 		// Run by hand before any session: the project and its tasks can
 		// still be shown, with no evidence.
 		root := project.Root(e.getenv, cwd)

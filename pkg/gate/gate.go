@@ -92,8 +92,10 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
 	}
 	if guard.Guards(tool) {
+		// A plan file is the guard's; any other Markdown file may be a
+		// task file, the verify gate's.
 		if getenv("RODIN_GATE") != "off" {
-			if out := guard.Decide(in, getenv); out != hookio.NoDecision {
+			if out, planFile := guard.Decide(in, getenv); planFile {
 				return out
 			}
 		}

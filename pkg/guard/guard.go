@@ -41,18 +41,21 @@ func deny(format string, args ...any) hookio.PreOutcome {
 }
 
 // Decide is the guard: the tool call in, no decision or a deny out.
-func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+// planFile reports whether the call writes a plan file: when it does not,
+// the call is someone else's business (the verify gate's, for a task
+// file); when it does, no other gate need look at it.
+func Decide(in hookio.Input, getenv func(string) string) (out hookio.PreOutcome, planFile bool) {
 	tool := in.ToolName()
 	input := in.Get("tool_input")
 	if !input.IsObject() {
-		return deny("The %s input is malformed: tool_input is not an object. To fix: update rodin (`rodin doctor`).", tool)
+		return deny("The %s input is malformed: tool_input is not an object. To fix: update rodin (`rodin doctor`).", tool), true
 	}
 	path := input.Get("file_path")
 	if path.Type != gjson.String {
-		return hookio.NoDecision // the tool itself refuses it
+		return hookio.NoDecision, true // the tool itself refuses it
 	}
 	if !strings.HasSuffix(path.String(), ".md") {
-		return hookio.NoDecision
+		return hookio.NoDecision, false
 	}
 	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
 	var old []byte
@@ -61,28 +64,28 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	switch {
 	case err == nil:
 		if old, err = safefile.ReadFile(real, planfile.MaxSize); err != nil {
-			return deny("Cannot read %s to check this %s: %v. To fix: make the plan file readable, then try again.", path.String(), tool, err)
+			return deny("Cannot read %s to check this %s: %v. To fix: make the plan file readable, then try again.", path.String(), tool, err), true
 		}
 	case isNotExist(lstat(path.String())) && filepath.IsAbs(path.String()) && plansdir.Within(filepath.Dir(path.String()), dirs):
 		exists = false // a new plan file
 	default:
-		return hookio.NoDecision // not a plan file: not rodin's business
+		return hookio.NoDecision, false // not a plan file
 	}
 	next, ok := edits.Apply(tool, input, string(old), exists)
 	if !ok {
-		return hookio.NoDecision // the tool will fail on its own (old_string not found)
+		return hookio.NoDecision, true // the tool will fail on its own (old_string not found)
 	}
 	before := planfile.Parse(old).OwnedLines()
 	after := planfile.Parse([]byte(next)).OwnedLines()
 	if len(after) == 0 {
-		return hookio.NoDecision // unchanged (none before), or all dropped: never assessed
+		return hookio.NoDecision, true // unchanged (none before), or all dropped: never assessed
 	}
 	what, line := planfile.DiffOwned(before, after)
 	if what == "" {
-		return hookio.NoDecision
+		return hookio.NoDecision, true
 	}
 	return deny("This %s would %s `%s` in %s: the lines rodin's hooks write at the end of a plan file record what was assessed, and no tool call may write them. To fix: leave those lines as they are and edit the plan above them; to record a verdict, run /rodin:plan-gate (it adds a `rodin:verdict:signal` line, which is allowed).",
-		tool, what, shorten(line), path.String())
+		tool, what, shorten(line), path.String()), true
 }
 
 func shorten(s string) string {

@@ -16,6 +16,7 @@ package verifygate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -44,9 +45,13 @@ type Session struct {
 	runs           []ledger.Run
 	runsRead       bool
 	waivers        []ledger.Waiver
+	waiversRead    bool
 	quality        []string
 	qualityRead    bool
 }
+
+// ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.
+var ErrNoDataDir = errors.New("rodin has no data directory (CLAUDE_PLUGIN_DATA is not set and `rodin setup` has not run)")
 
 // Open reads the session's baseline and configuration. The root and the
 // configuration are the baseline's when there is one: changes made during
@@ -54,7 +59,7 @@ type Session struct {
 func Open(getenv func(string) string, session, cwd string) (*Session, error) {
 	data := evidence.DataDir(getenv)
 	if data == "" {
-		return nil, fmt.Errorf("rodin has no data directory (CLAUDE_PLUGIN_DATA is not set and `rodin setup` has not run)")
+		return nil, ErrNoDataDir
 	}
 	s := &Session{ID: session, Data: data}
 	if session != "" {
@@ -80,12 +85,17 @@ func Open(getenv func(string) string, session, cwd string) (*Session, error) {
 		}
 		s.Config = c
 	}
-	w, err := ledger.Waivers(data)
-	if err != nil {
-		return nil, err
-	}
-	s.waivers = w
 	return s, nil
+}
+
+// waiver is the waiver for a task, the waivers read once, when a task is
+// first judged (most hook calls judge none).
+func (s *Session) waiver(file string, t tasks.Task) *ledger.Waiver {
+	if !s.waiversRead {
+		s.waivers, _ = ledger.Waivers(s.Data) // unreadable: no waivers, the stricter reading
+		s.waiversRead = true
+	}
+	return ledger.Find(s.waivers, s.Root, file, t.ID)
 }
 
 // Runs is the session's evidence, read once.
@@ -136,7 +146,7 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 // began (rewriting a task's commands does not loosen it), a qa-engineer run
 // for an AC task, else the project's quality commands.
 func (s *Session) NeedOf(file string, t tasks.Task) Need {
-	n := Need{Waiver: ledger.Find(s.waivers, s.Root, file, t.ID)}
+	n := Need{Waiver: s.waiver(file, t)}
 	seen := map[string]bool{}
 	add := func(cs []string) {
 		for _, c := range cs {
@@ -402,8 +412,11 @@ func oneLineTail(s string) string {
 	return last
 }
 
-// Fix says how to get the boxes through.
-func (s *Session) Fix(vs []Verdict) string {
+// fixRun says what to run for the verdicts: "To fix: run … , fix what
+// fails; have the acceptance criteria checked with …". The callers end it:
+// the edit gate with "then tick the box again", the stop hook with "or
+// untick the box".
+func (s *Session) fixRun(vs []Verdict) string {
 	var cmds, qa []string
 	for _, v := range vs {
 		needsCmd, needsQA := false, false
@@ -435,6 +448,5 @@ func (s *Session) Fix(vs []Verdict) string {
 		}
 		b.WriteString("have the acceptance criteria checked with " + strings.Join(qa, ", "))
 	}
-	b.WriteString(", then tick the box again. A task that cannot pass here can be waived by the user: `rodin waive ID FILE --reason \"…\"`.")
 	return b.String()
 }

@@ -78,9 +78,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if in.Get("stop_hook_active").Bool() {
 		return hookio.StopOutcome{SystemMessage: msg + " rodin blocked this stop once already, so it lets it through: these tasks are unverified."}
 	}
-	fix := s.Fix(bad)
-	fix = strings.TrimSuffix(fix, ", then tick the box again. A task that cannot pass here can be waived by the user: `rodin waive ID FILE --reason \"…\"`.")
-	return hookio.StopOutcome{Block: true, Reason: msg + " " + fix + "; or untick the box until they pass."}
+	return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or untick the box until they pass."}
 }
 
 // tickedSinceStart are the verification tasks checked now that were not
