@@ -1,15 +1,5 @@
 package freshness
 
-import (
-	"io/fs"
-	"syscall"
-	"time"
-)
+import "syscall"
 
-func ctime(info fs.FileInfo) (time.Time, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return time.Time{}, false
-	}
-	return time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec), true
-}
+func statCtime(st *syscall.Stat_t) (int64, int64) { return st.Ctimespec.Sec, st.Ctimespec.Nsec }

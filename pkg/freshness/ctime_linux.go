@@ -1,15 +1,5 @@
 package freshness
 
-import (
-	"io/fs"
-	"syscall"
-	"time"
-)
+import "syscall"
 
-func ctime(info fs.FileInfo) (time.Time, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return time.Time{}, false
-	}
-	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
-}
+func statCtime(st *syscall.Stat_t) (int64, int64) { return int64(st.Ctim.Sec), int64(st.Ctim.Nsec) } //nolint:unconvert // int32 on 32-bit Linux

@@ -320,10 +320,7 @@ func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, d
 	if out.Deny {
 		return WriteDeny(stdout, stderr, out.Reason)
 	}
-	if out.SystemMessage != "" {
-		b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", out.SystemMessage)
-		stdout.Write(append(b, '\n'))
-	}
+	writeObject(stdout, "systemMessage", out.SystemMessage)
 	return 0
 }
 
@@ -379,22 +376,31 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 	}
 	out := act(in)
 	out.Context, out.SystemMessage = oneLine(out.Context), oneLine(out.SystemMessage)
-	b := []byte(`{}`)
+	event := ""
 	if out.Context != "" {
-		event := in.HookEventName()
-		if event == "" {
+		if event = in.HookEventName(); event == "" {
 			event = "PostToolUse"
 		}
-		b, _ = sjson.SetBytes(b, "hookSpecificOutput.hookEventName", event)
-		b, _ = sjson.SetBytes(b, "hookSpecificOutput.additionalContext", out.Context)
 	}
-	if out.SystemMessage != "" {
-		b, _ = sjson.SetBytes(b, "systemMessage", out.SystemMessage)
+	writeObject(stdout,
+		"hookSpecificOutput.hookEventName", event,
+		"hookSpecificOutput.additionalContext", out.Context,
+		"systemMessage", out.SystemMessage)
+	return 0
+}
+
+// writeObject writes a JSON object of the given path/value pairs, those
+// with a value, on one line; nothing when no pair has one.
+func writeObject(w io.Writer, pairs ...string) {
+	b := []byte(`{}`)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			b, _ = sjson.SetBytes(b, pairs[i], pairs[i+1])
+		}
 	}
 	if len(b) > 2 {
-		stdout.Write(append(b, '\n'))
+		w.Write(append(b, '\n'))
 	}
-	return 0
 }
 
 // StopOutcome is what a Stop, SubagentStop or TaskCompleted hook tells
@@ -415,15 +421,13 @@ type StopOutcome struct {
 func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopOutcome) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
-			b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", fmt.Sprintf("[rodin] The verify gate failed (internal error: %v) and did not check the task boxes. To fix: report this with `rodin doctor` output.", v))
-			stdout.Write(append(b, '\n'))
+			writeObject(stdout, "systemMessage", fmt.Sprintf("[rodin] The verify gate failed (internal error: %v) and did not check the task boxes. To fix: report this with `rodin doctor` output.", v))
 			code = 0
 		}
 	}()
 	in, err := Read(stdin)
 	if err != nil {
-		b, _ := sjson.SetBytes([]byte(`{}`), "systemMessage", fmt.Sprintf("[rodin] The verify gate did not check the task boxes: %v. To fix: update rodin (`rodin doctor`).", err))
-		stdout.Write(append(b, '\n'))
+		writeObject(stdout, "systemMessage", fmt.Sprintf("[rodin] The verify gate did not check the task boxes: %v. To fix: update rodin (`rodin doctor`).", err))
 		return 0
 	}
 	out := decide(in)
@@ -432,16 +436,10 @@ func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopO
 		io.WriteString(stderr, out.Reason+"\n")
 		return 2
 	}
-	b := []byte(`{}`)
+	decision, reason := "", ""
 	if out.Block {
-		b, _ = sjson.SetBytes(b, "decision", "block")
-		b, _ = sjson.SetBytes(b, "reason", out.Reason)
+		decision, reason = "block", out.Reason
 	}
-	if out.SystemMessage != "" {
-		b, _ = sjson.SetBytes(b, "systemMessage", out.SystemMessage)
-	}
-	if len(b) > 2 {
-		stdout.Write(append(b, '\n'))
-	}
+	writeObject(stdout, "decision", decision, "reason", reason, "systemMessage", out.SystemMessage)
 	return 0
 }
