@@ -36,6 +36,11 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 // facts decide first: mode, tool and path are checked before any file is
 // opened, so edits outside plan mode cost a JSON lookup.
 func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	tool := in.ToolName()
+	if tool == "Bash" {
+		// PostToolUse or PostToolUseFailure: the verify gate's evidence.
+		return verifygate.RecordBash(in, getenv)
+	}
 	switch in.HookEventName() {
 	case "SubagentStop":
 		if agent, _, _ := in.Field("agent_type"); agent == verifygate.QAAgent {
@@ -43,18 +48,12 @@ func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		}
 		return recordStop(in, getenv)
 	case "PostToolUseFailure":
-		if in.ToolName() == "Bash" {
-			return verifygate.RecordBash(in, getenv)
-		}
 		return hookio.PostOutcome{}
-	}
-	if in.ToolName() == "Bash" {
-		return verifygate.RecordBash(in, getenv)
 	}
 	if in.PermissionMode() != "plan" {
 		return hookio.PostOutcome{}
 	}
-	switch in.ToolName() {
+	switch tool {
 	case "Write", "Edit", "MultiEdit":
 	case "Agent", "Task":
 		return recordAgent(in, getenv)
