@@ -3,7 +3,6 @@ package verifygate
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
@@ -15,11 +14,6 @@ import (
 
 // QAAgent is the agent whose runs are evidence for AC tasks.
 const QAAgent = "rodin:qa-engineer"
-
-// now is the time evidence is recorded at: the file system's clock
-// (freshness.Now), never RODIN_NOW, the plan gate's test clock, since it is
-// compared with the times files carry.
-func now(func(string) string) time.Time { return freshness.Now() }
 
 // RecordBash records a Bash command Claude Code ran: PostToolUse (it
 // succeeded) or PostToolUseFailure (`error` begins "Exit code N"). It runs
@@ -37,7 +31,9 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	if !ok || err != nil {
 		return hookio.PostOutcome{}
 	}
-	r := ledger.Run{Time: now(getenv).UnixNano(), Kind: ledger.KindBash, Command: cmd, Cwd: in.Cwd()}
+	// The time is read from the clock files are stamped with, never from
+	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
+	r := ledger.Run{Time: freshness.Now().UnixNano(), Kind: ledger.KindBash, Command: cmd, Cwd: in.Cwd()}
 	r.Agent, _, _ = in.Field("agent_id")
 	switch in.HookEventName() {
 	case "PostToolUse":
@@ -91,7 +87,7 @@ func RecordQA(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return hookio.PostOutcome{SystemMessage: "[rodin] The rodin:qa-engineer run could not be recorded as evidence: its prompt is unreadable (" + err.Error() + ")."}
 	}
 	msg, _, _ := in.Field("last_assistant_message")
-	r := ledger.Run{Time: now(getenv).UnixNano(), Kind: ledger.KindQA, Prompt: prompt, Pass: QAPassed(msg), Tail: tail(msg, 2000)}
+	r := ledger.Run{Time: freshness.Now().UnixNano(), Kind: ledger.KindQA, Prompt: prompt, Pass: QAPassed(msg), Tail: tail(msg, 2000)}
 	r.Agent, _, _ = in.Field("agent_id")
 	ledger.Append(data, session, r)
 	return hookio.PostOutcome{}

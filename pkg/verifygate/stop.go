@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
@@ -146,7 +147,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	if cfgErr != nil {
 		cfg = project.Defaults()
 	}
-	b := ledger.Baseline{Time: now(getenv).UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
+	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
 	for _, rel := range project.TaskFiles(root, cfg) {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
