@@ -3,6 +3,7 @@ package verifygate
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/edits"
@@ -34,10 +35,10 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		}
 		return deny("The verify gate cannot check this %s of %s: %v. To fix: run `rodin doctor`, or set RODIN_VERIFY=off to leave task boxes unchecked.", tool, path, err)
 	}
-	if !s.Config.IsTaskFile(s.Root, path) {
+	rel, path := s.taskFile(path)
+	if rel == "" {
 		return hookio.NoDecision
 	}
-	rel := project.Rel(s.Root, path)
 	old, err := safefile.ReadFile(path, tasks.MaxSize)
 	exists := true
 	switch {
@@ -73,6 +74,27 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}
 	}
 	return hookio.NoDecision
+}
+
+// taskFile is the task file an edit of path writes, relative to the root,
+// and its real path; "" when it writes none. A path through a symbolic link
+// (notes.md -> tasks.md) writes the link's target, so that is what counts.
+func (s *Session) taskFile(path string) (rel, real string) {
+	if s.Config.IsTaskFile(s.Root, path) {
+		rel, real = project.Rel(s.Root, path), path
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return rel, real // a new file: no link to follow
+	}
+	root, err := filepath.EvalSymlinks(s.Root)
+	if err != nil {
+		root = s.Root
+	}
+	if r := project.Rel(root, target); r != "" && project.MatchAny(s.Config.TaskFiles, r) {
+		return r, target
+	}
+	return rel, real
 }
 
 func names(vs []Verdict) string {
