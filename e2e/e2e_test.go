@@ -93,6 +93,16 @@ const (
 	validatorPass = "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."
 )
 
+// appendSignal adds the newest Bash output (a signal line) at the end of
+// the plan with Edit, as the skill says.
+func appendSignal(s *server, _ int) []block {
+	signal := strings.TrimSpace(s.resultText("Bash"))
+	data, _ := os.ReadFile(s.planPath)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": last, "new_string": last + "\n" + signal})}
+}
+
 // skill is the scripted model following plugin/skills/plan-gate/SKILL.md:
 // every deterministic step through `rodin` in Bash, the three subagents
 // through the Agent tool (in the background on 2.1.3xx: the model waits
@@ -128,13 +138,7 @@ func skill() []turn {
 		run("rodin verdict"),
 		run("rodin signal"),
 		readPlan,
-		func(s *server, _ int) []block {
-			signal := strings.TrimSpace(s.resultText("Bash"))
-			data, _ := os.ReadFile(s.planPath)
-			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-			last := lines[len(lines)-1]
-			return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": last, "new_string": last + "\n" + signal})}
-		},
+		appendSignal,
 	}
 }
 
@@ -600,13 +604,7 @@ func testOwnCriticPromptDenied(t *testing.T, rel claudecli.Release) {
 		bash("rodin findings PLAN"),
 		bash("rodin signal pass --reason 'No findings.'"),
 		readPlan,
-		func(s *server, _ int) []block {
-			signal := strings.TrimSpace(s.resultText("Bash"))
-			data, _ := os.ReadFile(s.planPath)
-			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-			last := lines[len(lines)-1]
-			return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": last, "new_string": last + "\n" + signal})}
-		},
+		appendSignal,
 		exitPlanMode,
 	}
 	s := startSession(t, rel.Path, srv, options{})
