@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rodin-gate/rodin/pkg/procgroup"
 )
 
 // tailLines is how much of a failing command's output `rodin verify`
@@ -28,7 +30,7 @@ func runTaskCommand(root, command string, timeout time.Duration) commandResult {
 	cmd.Dir = root
 	out := &tailBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return commandResult{exit: -1, took: time.Since(start), tail: []string{err.Error()}}
@@ -41,11 +43,11 @@ func runTaskCommand(root, command string, timeout time.Duration) commandResult {
 	case err = <-done:
 	case <-time.After(timeout):
 		timedOut = true
-		killGroup(cmd)
+		procgroup.Kill(cmd)
 		err = <-done
 	}
 	// Children that outlive sh (a background server) go with it.
-	killGroup(cmd)
+	procgroup.Kill(cmd)
 	res := commandResult{took: time.Since(start), timedOut: timedOut, tail: out.lines()}
 	var exit *exec.ExitError
 	switch {
