@@ -86,6 +86,8 @@ var subagents = map[string]string{
 	"critic":           "You are an adversarial reviewer.",
 	"validator":        "You are given a plan's gaps",
 	"leakage-detector": "You read one plan and find phrases",
+	// rodin exercise's evaluator runs as the session's agent (--agent).
+	"exercise-evaluator": "You judge a test run of a Claude Code skill.",
 }
 
 var planPathRe = regexp.MustCompile(`(/[^\s"'\x60]*/\.claude/plans/[^\s"'\x60/]+\.md)`)
@@ -177,7 +179,7 @@ func (s *server) answer(body []byte) (string, []block) {
 			return kind, blocks
 		}
 		return kind, []block{text("Done.")}
-	case "critic", "validator", "leakage-detector":
+	case "critic", "validator", "leakage-detector", "exercise-evaluator":
 		answers := s.agents[kind]
 		n := s.agentN[kind]
 		s.agentN[kind]++

@@ -74,6 +74,7 @@ var commands = map[string]command{
 	"verify":   {"rodin verify [--timeout D] TASK [FILE]", runVerify},
 	"tasks":    {"rodin tasks [--json] [FILE]", runTasks},
 	"waive":    {"rodin waive TASK [FILE] --reason TEXT", runWaive},
+	"exercise": {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -96,6 +97,13 @@ For the verify gate (task files, /rodin:verify):
                                       run a task's commands from the project root; ends VERIFICATION_PASS or _FAIL
   rodin prompt qa TASK [FILE]         print the rodin:qa-engineer's exact prompt for a task
   rodin waive TASK [FILE] --reason T  let a task's box be ticked without passing checks (shown wherever it counts)
+
+For plugin authors (/rodin:exercise):
+  rodin exercise [flags] [SKILL...]   run each changed skill/agent in real Claude Code in a disposable project,
+                                      judge it against --spec's acceptance criteria; exit 0 passed, 1 failed, 3 skipped
+                                      flags: --base REF --spec FILE --report FILE --json --timeout D (5m) --dry-run
+                                      --keep --scaffold DIR --prompt TEXT --args TEXT --model M --permission-mode M
+                                      --max-turns N --no-interactive --claude PATH
 
 For other orchestrations:
   rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
@@ -160,6 +168,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case err == errSilent:
 		return 1
+	case errors.As(err, new(exitStatus)):
+		var st exitStatus
+		errors.As(err, &st)
+		return int(st)
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "rodin: %s\nrodin: usage: %s\n", ue.msg, cmd.usage)
 		return 2

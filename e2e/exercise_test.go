@@ -1,0 +1,459 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rodin-gate/rodin/internal/claudecli"
+	"github.com/rodin-gate/rodin/internal/release"
+)
+
+// The rodin exercise tier: `rodin exercise` runs a skill of a sample plugin
+// (testdata/exercise/sample) in the real claude CLI, headless, against the
+// scripted server, which plays the model the skill drives: it asks with
+// AskUserQuestion, writes a file with the answer, runs a command.
+
+// exerciseEnv is a git repository holding a plugin on a feature branch, a
+// throwaway HOME, and the rodin executable that tests run as a user would.
+type exerciseEnv struct {
+	t      *testing.T
+	srv    *server
+	claude string
+	top    string
+	home   string
+	repo   string
+	tmp    string // TMPDIR: where rodin makes its disposable projects
+	rodin  string // the rodin executable
+	env    []string
+}
+
+func newExerciseEnv(t *testing.T, rel claudecli.Release, srv *server) *exerciseEnv {
+	t.Helper()
+	top, err := os.MkdirTemp("", "rodin-e2e-exercise-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ = filepath.EvalSymlinks(top)
+	t.Cleanup(func() { os.RemoveAll(top) })
+	x := &exerciseEnv{t: t, srv: srv, claude: rel.Path, top: top, home: filepath.Join(top, "home"), repo: filepath.Join(top, "repo"), tmp: filepath.Join(top, "tmp")}
+	for _, d := range []string{x.home, x.repo, x.tmp, filepath.Join(x.home, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(x.home, ".claude", "settings.json"), `{"useAutoModeDuringPlan": false}`+"\n")
+	writeFile(t, filepath.Join(x.home, ".claude.json"), `{"hasCompletedOnboarding": true, "numStartups": 1}`+"\n")
+	// rodin's plugin, with its executables: the evaluator agent is rodin's.
+	rodinPlugin := filepath.Join(top, "rodin plugin")
+	if err := release.CopyTree(filepath.Join("..", "plugin"), rodinPlugin, "libexec"); err != nil {
+		t.Fatal(err)
+	}
+	bin := builtExecutables(t)
+	if err := release.CopyTree(bin, filepath.Join(rodinPlugin, "libexec")); err != nil {
+		t.Fatal(err)
+	}
+	x.rodin = filepath.Join(rodinPlugin, "libexec", release.BinaryName("rodin", runtime.GOOS, runtime.GOARCH))
+	x.env = []string{
+		"HOME=" + x.home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + x.tmp,
+		"ANTHROPIC_BASE_URL=" + srv.url, "ANTHROPIC_API_KEY=" + apiKey,
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"RODIN_PLUGIN_ROOT=" + rodinPlugin,
+		// What a session of Claude Code sets for the commands it runs:
+		// rodin must not pass them on to the claude it starts.
+		"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli",
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		if val := os.Getenv(v); val != "" {
+			x.env = append(x.env, v+"="+val)
+		}
+	}
+	return x
+}
+
+// featureBranch makes the repository: the sample plugin committed on main,
+// then a feature branch that changes the greet skill (and a template of
+// it, which alone would not count).
+func (x *exerciseEnv) featureBranch() {
+	x.t.Helper()
+	if err := release.CopyTree(filepath.Join("..", "testdata", "exercise", "sample"), filepath.Join(x.repo, "sample")); err != nil {
+		x.t.Fatal(err)
+	}
+	x.git("init", "--quiet", "--initial-branch=main")
+	x.git("add", "-A")
+	x.git("commit", "--quiet", "-m", "sample plugin")
+	x.git("checkout", "--quiet", "-b", "feature")
+	skill := filepath.Join(x.repo, "sample", "skills", "greet", "SKILL.md")
+	data, _ := os.ReadFile(skill)
+	writeFile(x.t, skill, string(data)+"5. Keep it short.\n")
+	x.git("commit", "--quiet", "-am", "greet: keep it short")
+}
+
+func (x *exerciseEnv) git(args ...string) {
+	x.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = x.repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		x.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func (x *exerciseEnv) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(x.rodin, append([]string{"exercise", "--claude", x.claude}, args...)...)
+	cmd.Dir = x.repo
+	cmd.Env = x.env
+	return cmd
+}
+
+// run runs rodin exercise to its end.
+func (x *exerciseEnv) run(args ...string) (stdout, stderr string, code int) {
+	x.t.Helper()
+	cmd := x.command(args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		x.t.Fatalf("rodin exercise: %v", err)
+	}
+	x.t.Logf("rodin exercise %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, e.String())
+	return o.String(), e.String(), code
+}
+
+// leftovers are the disposable projects still in TMPDIR.
+func (x *exerciseEnv) leftovers() []string {
+	m, _ := filepath.Glob(filepath.Join(x.tmp, "rodin-exercise-*"))
+	return m
+}
+
+var projectRe = regexp.MustCompile(`(/[^\s"'\\]*/rodin-exercise-[^/\s"'\\]+/project)`)
+
+// projectDir is the exercised session's working directory, from what
+// Claude Code tells the model.
+func projectDir(s *server) string {
+	if m := projectRe.FindSubmatch(s.body); m != nil {
+		return string(m[1])
+	}
+	return "/nonexistent"
+}
+
+// greetSkill is the scripted model following the sample greet skill.
+func greetSkill() []turn {
+	return []turn{
+		func(s *server, _ int) []block {
+			return []block{tool("AskUserQuestion", map[string]any{"questions": []any{map[string]any{
+				"question": "Which greeting should greeting.txt hold?", "header": "Greeting", "multiSelect": false,
+				"options": []any{
+					map[string]any{"label": "Hello", "description": "The usual one."},
+					map[string]any{"label": "Howdy", "description": "A friendlier one."},
+				}}}})}
+		},
+		func(s *server, _ int) []block {
+			greeting := "Nothing"
+			if r := s.resultText("AskUserQuestion"); strings.Contains(r, `"Hello"`) {
+				greeting = "Hello"
+			} else if strings.Contains(r, `"Howdy"`) {
+				greeting = "Howdy"
+			}
+			return []block{tool("Write", map[string]any{"file_path": projectDir(s) + "/greeting.txt", "content": greeting + ", world\n"})}
+		},
+		func(s *server, _ int) []block {
+			return []block{tool("Bash", map[string]any{"command": "cat greeting.txt", "description": "Show the greeting"})}
+		},
+		say("I wrote greeting.txt; it holds \"Hello, world\"."),
+	}
+}
+
+const evaluatorPass = "AC4 | Pass | the final message names greeting.txt and says it holds \"Hello, world\""
+
+// A changed skill on a feature branch is found, run with its question
+// answered by rodin (the first option), judged by rodin's checks and the
+// evaluator, reported; the project is gone afterwards.
+func TestExercisePass(t *testing.T) { eachRelease(t, testExercisePass) }
+
+func testExercisePass(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = greetSkill()
+	srv.agents["exercise-evaluator"] = []string{evaluatorPass}
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	report := filepath.Join(x.repo, "verification-report.md")
+	writeFile(t, report, "# Verification report\n\n## Test Coverage\n\nAll green.\n")
+
+	out, stderr, code := x.run("--spec", specFile("greet-spec.md"), "--report", report)
+	_ = out
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, stderr, readFile(t, report))
+	}
+	got := readFile(t, report)
+	t.Logf("report:\n%s", got)
+	for _, want := range []string{
+		"# Verification report", "## Test Coverage", "## Exercise Test Results",
+		"1 of 1 exercised component passed",
+		"### Skill `sample:greet`: PASSED",
+		"| **Exercise Method** | stream-JSON control protocol",
+		"| **AskUserQuestion Handling** | Programmatic first-option: 1 question answered |",
+		"- Asked \"Which greeting should greeting.txt hold?\": answered \"Hello\"",
+		"`greeting.txt` (created)",
+		"| RUN-1 | Claude Code loaded the skill | Pass | `sample:greet` listed by the session |",
+		"| RUN-2 | The session ran to its end | Pass |",
+		"| AC1 | The user chooses the greeting | Pass | AskUserQuestion called (1), succeeded",
+		"| AC2 | The file holds the chosen greeting | Pass | `greeting.txt` created, holds `Hello, world` |",
+		"| AC3 | The file is shown | Pass | `cat greeting.txt` ran |",
+		"| AC4 | The user is told what was written | Pass | the final message names greeting.txt",
+		"(removed)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	for _, want := range []string{"rodin: exercising 1 component with claude", "rodin: [sample:greet 0:", "AskUserQuestion Which greeting", "Write ", "rodin: [sample:greet] PASSED in"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("progress on stderr lacks %q", want)
+		}
+	}
+	if left := x.leftovers(); len(left) > 0 {
+		t.Errorf("the disposable project was not removed: %v", left)
+	}
+	// The evaluator saw the summary rodin wrote, with no tool to use.
+	evals := srv.requestsOf("exercise-evaluator")
+	if len(evals) == 0 {
+		t.Fatal("the evaluator was never asked")
+	}
+	body := string(evals[0])
+	if !strings.Contains(body, "### AC4: The user is told what was written") || !strings.Contains(body, "greeting.txt (created)") || strings.Contains(body, "### AC2") {
+		t.Errorf("the evaluator's prompt is not the unchecked criteria and the run summary:\n%.3000s", body)
+	}
+	if tools := countTools(evals[0]); tools != 0 {
+		t.Errorf("the evaluator was offered %d tools, want none", tools)
+	}
+}
+
+func countTools(body []byte) int {
+	var req struct{ Tools []json.RawMessage }
+	json.Unmarshal(body, &req)
+	return len(req.Tools)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// An unmet criterion fails the exercise (exit 1), whatever the evaluator
+// says: rodin's checks are not the evaluator's to overrule.
+func TestExerciseFail(t *testing.T) { eachRelease(t, testExerciseFail) }
+
+func testExerciseFail(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = greetSkill()
+	srv.agents["exercise-evaluator"] = []string{"AC-2 | Pass | looks fine"}
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	out, _, code := x.run("--spec", specFile("greet-spec-unmet.md"), "--json", "sample:greet")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	var rep struct {
+		Status string
+		Skills []struct {
+			Status   string
+			Criteria []struct{ ID, Verdict, Evidence, By string }
+			Files    []struct{ Path, Change string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if rep.Status != "failed" || len(rep.Skills) != 1 || rep.Skills[0].Status != "failed" {
+		t.Fatalf("status %q: %s", rep.Status, out)
+	}
+	verdicts := map[string]string{}
+	for _, c := range rep.Skills[0].Criteria {
+		verdicts[c.ID] = c.Verdict + ": " + c.Evidence + " (" + c.By + ")"
+	}
+	for id, want := range map[string]string{
+		"AC-1": "Pass: AskUserQuestion called",
+		"AC-2": "Fail: no `farewell.txt` in the project (checks)",
+		"AC-3": "Pass: no `dist` (checks)",
+	} {
+		if !strings.HasPrefix(verdicts[id], want) {
+			t.Errorf("%s: %q, want %q…", id, verdicts[id], want)
+		}
+	}
+	if n := len(srv.requestsOf("exercise-evaluator")); n != 0 {
+		t.Errorf("the evaluator was asked %d times about criteria rodin checks itself", n)
+	}
+}
+
+// A session that runs past --timeout is killed with everything it
+// started; what it did until then is still judged, and the run fails.
+func TestExerciseTimeout(t *testing.T) { eachRelease(t, testExerciseTimeout) }
+
+func testExerciseTimeout(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	marker := fmt.Sprintf("rodin-wait-%d", time.Now().UnixNano())
+	srv.main = append(greetSkill()[:2], func(s *server, _ int) []block {
+		return []block{tool("Bash", map[string]any{"command": "tail -f /dev/null # " + marker, "description": "Wait", "timeout": 600000})}
+	})
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	start := time.Now()
+	out, _, code := x.run("--timeout", "20s", "--spec", specFile("greet-spec-unmet.md"), "sample:greet")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	if took := time.Since(start); took > 90*time.Second {
+		t.Errorf("rodin exercise took %s with --timeout 20s", took)
+	}
+	for _, want := range []string{
+		"| RUN-2 | The session ran to its end | Fail | timed out after",
+		"| AC-1 | The user chooses the greeting | Pass |",
+		"`tail -f /dev/null # " + marker + "`",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if p := processWith(marker); p != "" {
+		t.Errorf("a process the session started outlived the timeout: %s", p)
+	}
+	if left := x.leftovers(); len(left) > 0 {
+		t.Errorf("the disposable project was not removed: %v", left)
+	}
+}
+
+// Ctrl-C while the session runs: claude and what it started stop, the
+// project is removed, rodin exits 130.
+func TestExerciseInterrupt(t *testing.T) { eachRelease(t, testExerciseInterrupt) }
+
+func testExerciseInterrupt(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	marker := fmt.Sprintf("rodin-wait-%d", time.Now().UnixNano())
+	srv.main = append(greetSkill()[:2], func(s *server, _ int) []block {
+		return []block{tool("Bash", map[string]any{"command": "tail -f /dev/null # " + marker, "description": "Wait", "timeout": 600000})}
+	})
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	cmd := x.command("sample:greet")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for processWith(marker) == "" {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the session never ran the command\n%s\n%s", e.String(), srv.summary())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(x.leftovers()) == 0 {
+		t.Fatal("no disposable project while the session runs")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("rodin exercise did not stop within 30 s of Ctrl-C")
+	}
+	t.Logf("stderr:\n%s", e.String())
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d after Ctrl-C, want 130", code)
+	}
+	if !strings.Contains(e.String(), "rodin: interrupted: stopped claude and removed the project") {
+		t.Errorf("stderr does not say what happened:\n%s", e.String())
+	}
+	if p := processWith(marker); p != "" {
+		t.Errorf("a process the session started outlived Ctrl-C: %s", p)
+	}
+	if left := x.leftovers(); len(left) > 0 {
+		t.Errorf("the disposable project was not removed: %v", left)
+	}
+}
+
+// A CLI without the control protocol (here: one that refuses its flags)
+// gets the fallback: claude -p with AskUserQuestion disallowed, reported
+// as the non-interactive path only.
+func TestExerciseFallback(t *testing.T) { eachRelease(t, testExerciseFallback) }
+
+func testExerciseFallback(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{
+		func(s *server, step int) []block {
+			if offered(s.body, "AskUserQuestion") {
+				return []block{text("AskUserQuestion is offered: the fallback did not disallow it.")}
+			}
+			return []block{tool("Write", map[string]any{"file_path": projectDir(s) + "/greeting.txt", "content": "Hello, world\n"})}
+		},
+		say("I wrote greeting.txt with the default greeting."),
+	}
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	wrapper := filepath.Join(x.top, "old-claude")
+	writeFile(t, wrapper, fmt.Sprintf(`#!/bin/sh
+for a in "$@"; do
+	[ "$a" = --permission-prompt-tool ] && { echo "error: unknown option '--permission-prompt-tool'" >&2; exit 1; }
+done
+exec %q "$@"
+`, x.claude))
+	os.Chmod(wrapper, 0o755)
+	x.claude = wrapper
+	out, _, code := x.run("--spec", specFile("greet-spec-unmet.md"), "sample:greet")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (AC-1 needs AskUserQuestion)\n%s", code, out)
+	}
+	for _, want := range []string{
+		"| **Exercise Method** | `claude -p` with AskUserQuestion disallowed: non-interactive path only |",
+		"| **AskUserQuestion Handling** | Denied (disallowed) |",
+		"| AC-1 | The user chooses the greeting | Fail | AskUserQuestion never called |",
+		"Non-interactive path only",
+		"The CLI did not answer the control protocol",
+		"`greeting.txt` (created)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// processWith is a running process whose command line holds s, "" when
+// none is.
+func processWith(s string) string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, d := range dirs {
+		data, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		line := strings.ReplaceAll(strings.TrimRight(string(data), "\x00"), "\x00", " ")
+		if strings.Contains(line, s) && !strings.Contains(line, "go test") {
+			return d + ": " + line
+		}
+	}
+	return ""
+}
+
+// specFile is a requirements file of testdata/exercise, by absolute path
+// (rodin exercise runs in the repository).
+func specFile(name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "testdata", "exercise", name))
+	return p
+}

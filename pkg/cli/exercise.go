@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/exercise"
+	"github.com/rodin-gate/rodin/pkg/headless"
+)
+
+// exitStatus ends a command with a status of its own (its output already
+// said why): rodin exercise's 3 (skipped) and 130 (interrupted).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// Exit statuses of rodin exercise besides 0 and 1.
+const (
+	exerciseSkipped     exitStatus = 3
+	exerciseInterrupted exitStatus = 130
+)
+
+// sessionVars are the variables Claude Code sets for what runs inside a
+// session; the exercised claude is a session of its own, so they are not
+// passed on (CLAUDECODE would make it refuse to start as a nested one).
+var sessionVars = []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT", "CLAUDE_PLUGIN_ROOT",
+	"CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", "AI_AGENT"}
+
+func runExercise(e *env, args []string) error {
+	var (
+		base, scaffold, prompt, skillArgs, spec, report, model, mode, claude string
+		timeout                                                              time.Duration
+		maxTurns                                                             int
+		asJSON, keep, dryRun, noControl                                      bool
+	)
+	names, err := flags("exercise", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&base, "base", "", "compare with this branch (default: the repository's default branch)")
+		fs.StringVar(&scaffold, "scaffold", "", "copy this project instead of the default one")
+		fs.DurationVar(&timeout, "timeout", 5*time.Minute, "per component")
+		fs.StringVar(&prompt, "prompt", "", "the exercise prompt (default: /plugin:skill ARGS)")
+		fs.StringVar(&skillArgs, "args", "", "arguments after the skill's slash command")
+		fs.StringVar(&spec, "spec", "", "requirements file with the acceptance criteria")
+		fs.StringVar(&report, "report", "", "append the report section to this file")
+		fs.StringVar(&model, "model", "", "the model of the exercised session")
+		fs.StringVar(&mode, "permission-mode", "", "the exercised session's permission mode (plan, acceptEdits, …)")
+		fs.StringVar(&claude, "claude", "", "the claude CLI (default: claude on PATH)")
+		fs.IntVar(&maxTurns, "max-turns", 30, "the exercised session's turn limit")
+		fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+		fs.BoolVar(&keep, "keep", false, "keep the disposable project and print where")
+		fs.BoolVar(&dryRun, "dry-run", false, "show what would run, run nothing")
+		fs.BoolVar(&noControl, "no-interactive", false, "run `claude -p` with AskUserQuestion disallowed, not the control protocol")
+	})
+	if err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return usageError{"--timeout must be positive"}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, err := exercise.RepoRoot(cwd)
+	if err != nil {
+		if len(names) == 0 {
+			return withHint(err, "run rodin exercise in the plugin's git repository, or name the skills: rodin exercise SKILL")
+		}
+		root = cwd
+	}
+	plugins, err := exercise.Plugins(root)
+	if err != nil {
+		return err
+	}
+	if len(plugins) == 0 {
+		return withHint(fmt.Errorf("no Claude Code plugin in %s", root), "a plugin is a directory with .claude-plugin/plugin.json")
+	}
+	var comps []exercise.Component
+	if len(names) > 0 {
+		if comps, err = exercise.Named(root, names, plugins); err != nil {
+			return withHint(err, "name a skill (skills/NAME/SKILL.md) or an agent (agents/NAME.md) of a plugin in this repository")
+		}
+	} else {
+		if base == "" {
+			if base, err = exercise.DefaultBranch(root); err != nil {
+				return withHint(err, "say which branch to compare with: rodin exercise --base BRANCH")
+			}
+		}
+		if comps, err = exercise.Changed(root, base, plugins); err != nil {
+			return withHint(err, "check --base %s names a branch or commit", base)
+		}
+		if len(comps) == 0 {
+			if asJSON {
+				return writeJSON(e.stdout, exercise.Report{Status: exercise.Passed, Outcomes: []exercise.Outcome{}})
+			}
+			fmt.Fprintf(e.stdout, "rodin exercise: no skill or agent changed since %s (skills/*/SKILL.md, agents/*.md): nothing to exercise\n", base)
+			return nil
+		}
+	}
+	var criteria []exercise.Criterion
+	if spec != "" {
+		data, err := os.ReadFile(spec)
+		if err != nil {
+			return err
+		}
+		if criteria = exercise.ParseSpec(data); len(criteria) == 0 {
+			return withHint(fmt.Errorf("%s has no acceptance criteria", spec),
+				"write each as a heading (### AC1: Title, then Given/When/Then) or a list item (- **AC-1**: text)")
+		}
+	}
+	if scaffold != "" {
+		if st, err := os.Stat(scaffold); err != nil || !st.IsDir() {
+			return withHint(fmt.Errorf("--scaffold %s is not a directory", scaffold), "give a project directory to copy, e.g. evals/scaffold")
+		}
+		scaffold, _ = filepath.Abs(scaffold)
+	}
+	opts := exercise.Options{
+		Env: childEnv(), RodinPlugin: pluginRoot(e), Scaffold: scaffold, Timeout: timeout, Prompt: prompt, Args: skillArgs,
+		Criteria: criteria, Model: model, PermissionMode: mode, MaxTurns: maxTurns, Keep: keep, NoControl: noControl,
+		Progress: e.stderr,
+	}
+	if opts.RodinPlugin != "" {
+		opts.RodinPlugin, _ = filepath.Abs(opts.RodinPlugin)
+	}
+	if claude == "" {
+		claude, _ = exec.LookPath("claude")
+	} else if p, err := exec.LookPath(claude); err == nil {
+		claude = p
+	} else {
+		claude = ""
+	}
+	opts.Claude = claude
+	if dryRun {
+		return exerciseDryRun(e, comps, opts, base, len(names) > 0)
+	}
+
+	rep := exercise.Report{Outcomes: []exercise.Outcome{}}
+	if claude == "" {
+		rep.Status, rep.Reason = exercise.Skipped, "the claude CLI was not found (not on PATH, or --claude names nothing)"
+		if err := emitReport(e, &rep, report, asJSON); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "rodin: exercise skipped: %s\nrodin: hint: install Claude Code (npm install -g @anthropic-ai/claude-code) or pass --claude PATH\n", rep.Reason)
+		return exerciseSkipped
+	}
+	rep.Claude = claudeVersion(claude)
+	who := "the CLI's default model"
+	if model != "" {
+		who = model
+	}
+	fmt.Fprintf(e.stderr, "rodin: exercising %d %s with claude %s (%s); each is a real session and costs what it uses\n",
+		len(comps), plural(len(comps), "component"), rep.Claude, who)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for i, c := range comps {
+		fmt.Fprintf(e.stderr, "rodin: [%s] %d of %d: %s, timeout %s\n", c.ID(), i+1, len(comps), c.File, timeout)
+		out := exercise.Run(ctx, c, opts)
+		rep.Outcomes = append(rep.Outcomes, out)
+		if ctx.Err() != nil {
+			where := "removed"
+			if out.Kept {
+				where = "kept"
+			}
+			fmt.Fprintf(e.stderr, "rodin: interrupted: stopped claude and %s the project %s\n", where, out.Project)
+			return exerciseInterrupted
+		}
+		fmt.Fprintf(e.stderr, "rodin: [%s] %s in %s\n", c.ID(), strings.ToUpper(out.Status), (time.Duration(out.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+		if out.Kept {
+			fmt.Fprintf(e.stderr, "rodin: [%s] kept the project: %s\n", c.ID(), out.Project)
+		}
+	}
+	rep.Summarize()
+	if err := emitReport(e, &rep, report, asJSON); err != nil {
+		return err
+	}
+	if rep.Status != exercise.Passed {
+		return errSilent
+	}
+	return nil
+}
+
+// emitReport writes the report: Markdown on stdout, or appended to (or
+// replacing the section in) the report file; JSON on stdout with --json.
+func emitReport(e *env, rep *exercise.Report, file string, asJSON bool) error {
+	md := rep.Markdown()
+	if file != "" {
+		old, err := os.ReadFile(file)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := os.WriteFile(file, exercise.Splice(old, md), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "rodin: wrote the %q section of %s\n", exercise.Heading, file)
+	}
+	if asJSON {
+		return writeJSON(e.stdout, rep)
+	}
+	if file == "" {
+		fmt.Fprint(e.stdout, md)
+	}
+	return nil
+}
+
+func exerciseDryRun(e *env, comps []exercise.Component, o exercise.Options, base string, named bool) error {
+	if named {
+		fmt.Fprintf(e.stdout, "rodin exercise would run %d %s (named):\n", len(comps), plural(len(comps), "component"))
+	} else {
+		fmt.Fprintf(e.stdout, "rodin exercise would run %d %s changed since %s:\n", len(comps), plural(len(comps), "component"), base)
+	}
+	claude := o.Claude
+	if claude == "" {
+		claude = "claude (not found: the run would be skipped)"
+	}
+	for _, c := range comps {
+		prompt := o.Prompt
+		if prompt == "" {
+			prompt = exercise.DefaultPrompt(c, o.Args)
+		}
+		args := append([]string{claude, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+			"--permission-prompt-tool", "stdio"}, exercise.Args(c, o, headless.Control)...)
+		fmt.Fprintf(e.stdout, "\n  %s %s (%s)\n    %s\n    prompt: %s\n", c.Kind, c.ID(), c.File, shellJoin(args), prompt)
+	}
+	scaffold := "the default project (Node.js, steering documents, one commit)"
+	if o.Scaffold != "" {
+		scaffold = "a copy of " + o.Scaffold
+	}
+	fmt.Fprintf(e.stdout, "\n  in %s, in the temporary directory, removed afterwards\n  timeout %s each; %d acceptance criteria\n", scaffold, o.Timeout, len(o.Criteria))
+	return nil
+}
+
+func childEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, v := range sessionVars {
+			if k == v {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func claudeVersion(claude string) string {
+	out, err := exec.Command(claude, "--version").Output()
+	if err != nil {
+		return "(version unknown)"
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return v
+}
+
+func shellJoin(args []string) string {
+	var out []string
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}();&|<>!#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,332 @@
+// Package exercise verifies a changed skill or agent of a Claude Code
+// plugin by running it: it finds what changed on the branch, makes a
+// disposable project, runs the skill there in the real claude CLI with
+// the plugin loaded (AskUserQuestion answered by rodin through the
+// stream-JSON control protocol, package headless), judges the run against
+// acceptance criteria (rodin's own checks first, the
+// rodin:exercise-evaluator agent where judgement is needed), reports, and
+// removes the project on every path.
+package exercise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/tidwall/gjson"
+)
+
+// Options are what every exercise of one invocation shares.
+type Options struct {
+	Claude         string   // the CLI
+	Env            []string // its environment
+	RodinPlugin    string   // rodin's plugin directory, for the evaluator agent; "" when unknown
+	Scaffold       string   // a project to copy; "" for the default one
+	Timeout        time.Duration
+	Prompt         string // replaces the default prompt
+	Args           string // after the skill's slash command
+	Criteria       []Criterion
+	Model          string
+	PermissionMode string
+	MaxTurns       int
+	Keep           bool
+	// NoControl skips the control protocol (the fallback, by choice).
+	NoControl bool
+	Progress  io.Writer
+	// Log, when set, gets every protocol line of the sessions.
+	Log io.Writer
+}
+
+// Statuses of an exercised component.
+const (
+	Passed  = "passed"
+	Failed  = "failed"
+	Skipped = "skipped"
+)
+
+// Outcome is one component's exercise.
+type Outcome struct {
+	Component
+	Status      string               `json:"status"`
+	Method      string               `json:"method"`
+	Interactive bool                 `json:"interactive"`
+	Prompt      string               `json:"prompt"`
+	Model       string               `json:"model,omitempty"`
+	DurationMS  int64                `json:"duration_ms"`
+	Project     string               `json:"project,omitempty"`
+	Kept        bool                 `json:"kept"`
+	Criteria    []Judged             `json:"criteria"`
+	Files       []FileChange         `json:"files"`
+	Answers     []Answer             `json:"answers"`
+	Tools       []*headless.ToolCall `json:"tool_calls"`
+	Final       string               `json:"final_message,omitempty"`
+	Errors      []string             `json:"errors"`
+	Notes       []string             `json:"notes"`
+	Reason      string               `json:"reason,omitempty"` // why skipped
+}
+
+// DefaultPrompt is what the exercised session is asked: the skill's slash
+// command with args, or, for an agent, to delegate to it.
+func DefaultPrompt(c Component, args string) string {
+	if c.Kind == "agent" {
+		p := fmt.Sprintf("Use the Agent tool with subagent_type %q to do its job in this project, then report what it returned.", c.ID())
+		if args != "" {
+			p += " " + args
+		}
+		return p
+	}
+	return strings.TrimSpace("/" + c.ID() + " " + args)
+}
+
+// dryRunInstruction is appended to the system prompt of every exercise of
+// a skill that uses GitHub.
+const dryRunInstruction = "This session is a test run of a plugin in a disposable project (rodin exercise). " +
+	"Do not create, change or delete anything on GitHub: where you would run gh, write the command and the content " +
+	"you would send in your answer instead."
+
+// noQuestionsInstruction is appended in print mode, where nobody answers.
+const noQuestionsInstruction = "Make reasonable default choices. Do not ask questions."
+
+// Args is the claude command line for a component (after the protocol's
+// own flags), for running and for --dry-run.
+func Args(c Component, o Options, mode headless.Mode) []string {
+	args := []string{"--plugin-dir", c.PluginDir}
+	if o.MaxTurns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(o.MaxTurns))
+	}
+	if o.Model != "" {
+		args = append(args, "--model", o.Model)
+	}
+	switch {
+	case o.PermissionMode != "":
+		args = append(args, "--permission-mode", o.PermissionMode)
+	case mode == headless.Control:
+		// Every prompt comes to rodin (the CLI's default may be auto mode,
+		// whose classifier would decide instead).
+		args = append(args, "--permission-mode", "manual")
+	default:
+		// Nobody answers prompts: edits inside the project and commands
+		// are allowed up front (gh only by the dry-run instruction).
+		args = append(args, "--permission-mode", "acceptEdits", "--allowedTools", "Bash")
+	}
+	var system []string
+	if c.Kind == "skill" && isGitHubSkill(filepath.Join(c.PluginDir, "skills", c.Name, "SKILL.md")) {
+		system = append(system, dryRunInstruction)
+	}
+	if mode == headless.Print {
+		system = append(system, noQuestionsInstruction)
+	}
+	if len(system) > 0 {
+		args = append(args, "--append-system-prompt", strings.Join(system, " "))
+	}
+	return args
+}
+
+// Run exercises one component. It returns when the session and the
+// evaluation are over, the project removed (unless Keep); ctx's
+// cancellation (Ctrl-C) ends the session early.
+func Run(ctx context.Context, c Component, o Options) (out Outcome) {
+	out = Outcome{Component: c, Prompt: o.Prompt, Errors: []string{}, Notes: []string{}, Answers: []Answer{}, Files: []FileChange{}}
+	if out.Prompt == "" {
+		out.Prompt = DefaultPrompt(c, o.Args)
+	}
+	start := time.Now()
+	defer func() { out.DurationMS = time.Since(start).Milliseconds() }()
+
+	top, err := os.MkdirTemp("", "rodin-exercise-")
+	if err == nil {
+		top, err = filepath.EvalSymlinks(top)
+	}
+	if err != nil {
+		out.Status, out.Reason = Failed, "cannot make the disposable project: "+err.Error()
+		return out
+	}
+	project := filepath.Join(top, "project")
+	out.Project = project
+	if o.Keep {
+		out.Kept = true
+		out.Notes = append(out.Notes, "The project was kept (--keep): "+project)
+	} else {
+		defer os.RemoveAll(top)
+	}
+	if err := Scaffold(project, o.Scaffold); err != nil {
+		out.Status, out.Reason = Failed, "cannot make the disposable project: "+err.Error()
+		return out
+	}
+	progress(o, c, start, "project %s", project)
+	before := Take(project)
+
+	home, _ := os.UserHomeDir()
+	pol := &policy{dir: project, plans: filepath.Join(home, ".claude", "plans")}
+	if h := envValue(o.Env, "HOME"); h != "" {
+		pol.plans = filepath.Join(h, ".claude", "plans")
+	}
+	mode := headless.Control
+	if o.NoControl {
+		mode = headless.Print
+	}
+	stopBeat := heartbeat(o, c, start)
+	run, err := session(ctx, c, o, out.Prompt, project, pol, mode, start)
+	if errors.Is(err, headless.ErrNoControlProtocol) && ctx.Err() == nil {
+		progress(o, c, start, "the CLI does not speak the control protocol (%v); running without AskUserQuestion", err)
+		out.Notes = append(out.Notes, "The CLI did not answer the control protocol: "+err.Error())
+		mode = headless.Print
+		run, err = session(ctx, c, o, out.Prompt, project, pol, mode, start)
+	}
+	stopBeat()
+	if err != nil {
+		out.Status, out.Reason = Failed, "cannot run claude: "+err.Error()
+		return out
+	}
+	out.Method = mode.String()
+	out.Interactive = mode == headless.Control
+	if !out.Interactive {
+		out.Notes = append(out.Notes, "Non-interactive path only: AskUserQuestion was disallowed and nobody answered prompts.")
+	}
+	out.Model = run.Model
+	out.Tools = run.ToolCalls
+	out.Answers = pol.answered()
+	out.Final = finalText(run)
+	ev := &Evidence{Dir: project, Run: run, Changes: Diff(before, Take(project))}
+	out.Files = ev.Changes
+	out.Errors = capturedErrors(run)
+	if isGitHubSkill(filepath.Join(c.PluginDir, "skills", c.Name, "SKILL.md")) {
+		out.Notes = append(out.Notes, "GitHub operations were exercised as a dry run: gh commands were kept from running.")
+	}
+
+	out.Criteria = runCriteria(c, run)
+	if run.Interrupted {
+		out.Status = Failed
+		out.Notes = append(out.Notes, "Interrupted: the session was stopped before its end.")
+		return out
+	}
+	var judge []Criterion
+	for _, cr := range o.Criteria {
+		if len(cr.Checks) > 0 {
+			out.Criteria = append(out.Criteria, judgeChecks(cr, ev))
+		} else {
+			judge = append(judge, cr)
+			out.Criteria = append(out.Criteria, Judged{ID: cr.ID, Title: cr.Title})
+		}
+	}
+	if len(o.Criteria) == 0 {
+		out.Notes = append(out.Notes, "No acceptance criteria (--spec): only that the "+c.Kind+" loaded and the session ran to its end was checked.")
+	}
+	if len(judge) > 0 {
+		progress(o, c, start, "asking rodin:exercise-evaluator about %d criteria", len(judge))
+		verdicts, why := evaluate(ctx, c, o, judge, out, top)
+		for i, j := range out.Criteria {
+			if j.By != "" {
+				continue
+			}
+			if v, ok := verdicts[strings.ToUpper(j.ID)]; ok {
+				v.ID, v.Title = j.ID, j.Title
+				out.Criteria[i] = v
+			} else {
+				out.Criteria[i] = Judged{ID: j.ID, Title: j.Title, Verdict: Unjudged, Evidence: why, By: "evaluator"}
+			}
+		}
+	}
+	out.Status = Passed
+	for _, j := range out.Criteria {
+		if j.Verdict != Pass {
+			out.Status = Failed
+		}
+	}
+	return out
+}
+
+func session(ctx context.Context, c Component, o Options, prompt, project string, pol *policy, mode headless.Mode, start time.Time) (*headless.Run, error) {
+	return headless.Start(ctx, headless.Options{
+		Claude: o.Claude, Args: Args(c, o, mode), Dir: project, Env: o.Env, Prompt: prompt, Mode: mode,
+		Timeout: o.Timeout, Permit: pol.permit, Log: o.Log,
+		Event: func(e headless.Event) {
+			if e.Type != "assistant" {
+				return
+			}
+			gjson.GetBytes(e.Raw, "message.content").ForEach(func(_, b gjson.Result) bool {
+				if b.Get("type").String() == "tool_use" {
+					progress(o, c, start, "%s %s", b.Get("name").String(), oneLine(toolSummary(b.Get("input")), 70))
+				}
+				return true
+			})
+		},
+	})
+}
+
+// toolSummary is the part of a tool's input a person recognises it by.
+func toolSummary(in gjson.Result) string {
+	for _, k := range []string{"command", "file_path", "subagent_type", "pattern", "questions.0.question", "skill", "query"} {
+		if v := in.Get(k); v.Exists() {
+			return v.String()
+		}
+	}
+	return ""
+}
+
+// capturedErrors are the tool calls that failed or were refused, and the
+// CLI's own complaint when it ended badly.
+func capturedErrors(run *headless.Run) []string {
+	out := []string{}
+	for _, c := range run.ToolCalls {
+		switch {
+		case strings.HasPrefix(c.Permission, "denied"):
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60), c.Permission))
+		case c.IsError:
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60), oneLine(c.Result, 160)))
+		}
+	}
+	if run.Result != nil && run.Result.IsError {
+		out = append(out, fmt.Sprintf("result %s: %s", run.Result.Subtype, oneLine(run.Result.Text, 200)))
+	}
+	if run.ExitCode != 0 && !run.TimedOut && !run.Interrupted && strings.TrimSpace(run.Stderr) != "" {
+		out = append(out, fmt.Sprintf("claude exited %d: %s", run.ExitCode, oneLine(lastLines(run.Stderr, 3), 300)))
+	}
+	return out
+}
+
+// progress prints one line on stderr: which component, how long so far,
+// what happens.
+func progress(o Options, c Component, start time.Time, format string, args ...any) {
+	if o.Progress == nil {
+		return
+	}
+	el := time.Since(start)
+	fmt.Fprintf(o.Progress, "rodin: [%s %d:%02d] %s\n", c.ID(), int(el.Minutes()), int(el.Seconds())%60, fmt.Sprintf(format, args...))
+}
+
+// heartbeat says the session still runs when it has been quiet.
+func heartbeat(o Options, c Component, start time.Time) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(30 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				progress(o, c, start, "still running (timeout %s)", o.Timeout)
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

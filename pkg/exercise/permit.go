@@ -1,0 +1,140 @@
+package exercise
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Answer is one AskUserQuestion question and the option rodin chose.
+type Answer struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// policy answers the exercised session's permission prompts as a user who
+// says yes to everything inside the scaffold would: AskUserQuestion gets
+// the first option of each question; edits stay in the scaffold (and the
+// session's plan files); GitHub commands are kept from running (dry run).
+type policy struct {
+	dir   string // the scaffold
+	plans string // ~/.claude/plans, where plan mode writes
+
+	mu      sync.Mutex
+	answers []Answer
+}
+
+var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// dryRunMessage is what the model reads when a gh command is kept from
+// running.
+const dryRunMessage = "rodin exercise: this is a dry run in a disposable project, so GitHub commands do not run. " +
+	"Show the command and the content you would send instead, and carry on."
+
+func (p *policy) permit(r headless.PermissionRequest) headless.Decision {
+	switch {
+	case r.Tool == "AskUserQuestion":
+		return p.ask(r)
+	case r.Tool == "Bash":
+		if usesGitHub(gjson.GetBytes(r.Input, "command").String()) {
+			return headless.Decision{Message: dryRunMessage}
+		}
+	case writeTools[r.Tool]:
+		path := gjson.GetBytes(r.Input, "file_path").String()
+		if path == "" {
+			path = gjson.GetBytes(r.Input, "notebook_path").String()
+		}
+		if !p.writable(path) {
+			return headless.Decision{Message: "rodin exercise: edits stay inside the disposable project " + p.dir + "; " + path + " is outside it."}
+		}
+	}
+	return headless.Decision{Allow: true}
+}
+
+// ask answers every question with its first option, in the input's
+// answers map (AskUserQuestionInput.answers in the CLI's sdk-tools.d.ts:
+// question text to answer).
+func (p *policy) ask(r headless.PermissionRequest) headless.Decision {
+	input := []byte(r.Input)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range gjson.GetBytes(input, "questions").Array() {
+		question := q.Get("question").String()
+		label := q.Get("options.0.label").String()
+		if question == "" || label == "" {
+			continue
+		}
+		var err error
+		input, err = sjson.SetBytes(input, "answers."+escapePath(question), label)
+		if err != nil {
+			continue
+		}
+		p.answers = append(p.answers, Answer{question, label})
+	}
+	return headless.Decision{Allow: true, Input: json.RawMessage(input)}
+}
+
+// escapePath makes a question usable as one sjson path element.
+func escapePath(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '.', '*', '?', '|', '#', '@', '\\', ':', '!', '=', '<', '>', '%':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (p *policy) writable(path string) bool {
+	if path == "" {
+		return true // the tool will complain itself
+	}
+	abs := filepath.Clean(path)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.dir, abs)
+	}
+	for _, root := range []string{p.dir, p.plans} {
+		if root == "" {
+			continue
+		}
+		if r, err := filepath.Rel(root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *policy) answered() []Answer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Answer(nil), p.answers...)
+}
+
+var ghCommand = sync.OnceValue(func() *regexp.Regexp {
+	// gh at the start of a command: after a separator, a subshell or env
+	// assignments.
+	return regexp.MustCompile(`(?:^|[;&|(\n]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:command\s+|exec\s+)?(?:\S*/)?gh(?:\s|$)`)
+})
+
+// usesGitHub reports whether a shell command runs the gh CLI.
+func usesGitHub(command string) bool { return ghCommand().MatchString(command) }
+
+var ghInSkill = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?m)(?:Bash\\(gh[ :]|`gh |^\\s*gh (?:issue|pr|api|repo|release|label|project|run|workflow)\\b)")
+})
+
+// isGitHubSkill reports whether a skill's file has it run gh, so that its
+// exercise gets the dry-run instruction.
+func isGitHubSkill(file string) bool {
+	data, err := os.ReadFile(file)
+	return err == nil && ghInSkill().Match(data)
+}
