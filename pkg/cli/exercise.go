@@ -219,7 +219,7 @@ func exerciseDryRun(e *env, comps []exercise.Component, o exercise.Options, base
 	}
 	claude := o.Claude
 	if claude == "" {
-		claude = "claude (not found: the run would be skipped)"
+		claude = "claude"
 	}
 	for _, c := range comps {
 		prompt := o.Prompt
@@ -235,6 +235,9 @@ func exerciseDryRun(e *env, comps []exercise.Component, o exercise.Options, base
 		scaffold = "a copy of " + o.Scaffold
 	}
 	fmt.Fprintf(e.stdout, "\n  in %s, in the temporary directory, removed afterwards\n  timeout %s each; %d acceptance criteria\n", scaffold, o.Timeout, len(o.Criteria))
+	if o.Claude == "" {
+		fmt.Fprintf(e.stdout, "  the claude CLI was not found: the run would be skipped (exit 3)\n")
+	}
 	return nil
 }
 

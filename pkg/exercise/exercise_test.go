@@ -1,0 +1,145 @@
+package exercise
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rodin-gate/rodin/pkg/headless"
+)
+
+func TestParseSpec(t *testing.T) {
+	src := "# Requirements\n\n" +
+		"## Acceptance criteria\n\n" +
+		"### AC1: Asks first\n\n**Given** a project\n**When** the user runs it\n**Then** it asks\n\n- tool `AskUserQuestion`\n- file `a.txt` contains `Hello, world`\n\n" +
+		"### AC2 — No checks here\n\nIt is friendly.\n\n" +
+		"```markdown\n### AC9: inside a fence, text\n- tool `Nope`\n```\n\n" +
+		"## Out of scope\n\nAnything else.\n\n" +
+		"- **AC-3**: Listed\n  - no file `dist`\n  - command `npm test`\n  - output `Done`\n  - no tool `Write`\n  - tool `Bash` with `npm test`\n" +
+		"- AC-4: plain, with prose `code` that is not a check\n"
+	got := ParseSpec([]byte(src))
+	var ids, titles []string
+	for _, c := range got {
+		ids = append(ids, c.ID)
+		titles = append(titles, c.Title)
+	}
+	if diff := cmp.Diff([]string{"AC1", "AC2", "AC-3", "AC-4"}, ids); diff != "" {
+		t.Fatalf("ids (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"Asks first", "No checks here", "Listed", "plain, with prose `code` that is not a check"}, titles); diff != "" {
+		t.Errorf("titles (-want +got):\n%s", diff)
+	}
+	wantChecks := [][]Check{
+		{{Kind: "tool", Arg: "AskUserQuestion"}, {Kind: "file", Arg: "a.txt", With: "Hello, world"}},
+		nil,
+		{{Kind: "no file", Arg: "dist"}, {Kind: "command", Arg: "npm test"}, {Kind: "output", Arg: "Done"}, {Kind: "no tool", Arg: "Write"}, {Kind: "tool", Arg: "Bash", With: "npm test"}},
+		nil,
+	}
+	for i, c := range got {
+		if diff := cmp.Diff(wantChecks[i], c.Checks); diff != "" {
+			t.Errorf("%s checks (-want +got):\n%s", c.ID, diff)
+		}
+	}
+	if !strings.Contains(got[0].Text, "**Then** it asks") || strings.Contains(got[1].Text, "Out of scope") || !strings.Contains(got[1].Text, "AC9") {
+		t.Errorf("texts: %q / %q", got[0].Text, got[1].Text)
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	f.Add("### AC1: x\n- file `a`\n")
+	f.Add("- **AC-2**: y\n  - tool `B` with `c`\n")
+	f.Add("AC3. z\n\n> - output `q`\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range ParseSpec([]byte(s)) {
+			if c.ID == "" {
+				t.Fatalf("a criterion without an id: %+v", c)
+			}
+			for _, ck := range c.Checks {
+				switch ck.Kind {
+				case "file", "no file", "tool", "no tool", "command", "output":
+				default:
+					t.Fatalf("unknown check kind %q", ck.Kind)
+				}
+			}
+		}
+	})
+}
+
+func TestSplice(t *testing.T) {
+	section := "## Exercise Test Results\n\nnew\n"
+	for _, tc := range []struct{ name, doc, want string }{
+		{"empty", "", section},
+		{"appended", "# R\n\n## Tests\n\nok", "# R\n\n## Tests\n\nok\n\n" + section},
+		{"replaced", "# R\n\n## Exercise Test Results\n\nold\n\n### sub\n\nold\n\n## Next\n\nkept\n", "# R\n\n" + section + "\n## Next\n\nkept\n"},
+		{"last", "# R\n\n## Exercise Test Results\n\nold\n", "# R\n\n" + section},
+		{"fenced heading is text", "# R\n\n```\n## Exercise Test Results\n```\n", "# R\n\n```\n## Exercise Test Results\n```\n\n" + section},
+	} {
+		if got := string(Splice([]byte(tc.doc), section)); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUsesGitHub(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"gh issue create --title x":      true,
+		"cd repo && gh pr create --fill": true,
+		"GH_TOKEN=x gh api /repos":       true,
+		"/usr/bin/gh release list":       true,
+		"echo $(gh auth status)":         true,
+		"echo gh is great":               false,
+		"git push origin HEAD":           false,
+		"npm run ghost":                  false,
+		"cat high.txt":                   false,
+	} {
+		if got := usesGitHub(cmd); got != want {
+			t.Errorf("usesGitHub(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestParseEvaluator(t *testing.T) {
+	got := parseEvaluator("Here you go:\nAC1 | Pass | it asked\n| AC-2 | partial | half of it |\n**AC3** | FAIL | nothing\nAC1 | Fail | a second line for AC1 is ignored\nAC4 | Maybe | not a verdict\n")
+	want := map[string]Judged{
+		"AC1":  {ID: "AC1", Verdict: Pass, Evidence: "it asked", By: "evaluator"},
+		"AC-2": {ID: "AC-2", Verdict: Partial, Evidence: "half of it", By: "evaluator"},
+		"AC3":  {ID: "AC3", Verdict: Fail, Evidence: "nothing", By: "evaluator"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	p := &policy{dir: "/tmp/x/project", plans: "/home/u/.claude/plans"}
+	ask := p.permit(headless.PermissionRequest{Tool: "AskUserQuestion", Input: json.RawMessage(
+		`{"questions":[{"question":"Which one? (a.b)","header":"H","options":[{"label":"First","description":""},{"label":"Second","description":""}],"multiSelect":false},` +
+			`{"question":"And?","header":"H2","options":[{"label":"Yes","description":""},{"label":"No","description":""}],"multiSelect":true}]}`)})
+	if !ask.Allow {
+		t.Fatal("AskUserQuestion denied")
+	}
+	var in struct{ Answers map[string]string }
+	json.Unmarshal(ask.Input, &in)
+	if diff := cmp.Diff(map[string]string{"Which one? (a.b)": "First", "And?": "Yes"}, in.Answers); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		tool, input string
+		allow       bool
+	}{
+		{"Write", `{"file_path":"/tmp/x/project/a.txt"}`, true},
+		{"Edit", `{"file_path":"/home/u/.claude/plans/p.md"}`, true},
+		{"Write", `{"file_path":"/tmp/x/project/../escape.txt"}`, false},
+		{"Write", `{"file_path":"/home/u/.bashrc"}`, false},
+		{"Bash", `{"command":"npm test"}`, true},
+		{"Bash", `{"command":"gh pr create --fill"}`, false},
+		{"Read", `{"file_path":"/etc/hosts"}`, true},
+		{"ExitPlanMode", `{}`, true},
+	} {
+		d := p.permit(headless.PermissionRequest{Tool: tc.tool, Input: json.RawMessage(tc.input)})
+		if d.Allow != tc.allow {
+			t.Errorf("%s %s: allow=%v (%s), want %v", tc.tool, tc.input, d.Allow, d.Message, tc.allow)
+		}
+	}
+}
