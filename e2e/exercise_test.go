@@ -457,3 +457,95 @@ func specFile(name string) string {
 	p, _ := filepath.Abs(filepath.Join("..", "testdata", "exercise", name))
 	return p
 }
+
+// rodinRepo makes the repository a copy of rodin's own plugin (with the
+// executables the hooks run) on main, and a feature branch that changes
+// the plan-gate skill.
+func (x *exerciseEnv) rodinRepo() string {
+	x.t.Helper()
+	plugin := filepath.Join(x.repo, "plugin")
+	if err := release.CopyTree(filepath.Join("..", "plugin"), plugin, "libexec"); err != nil {
+		x.t.Fatal(err)
+	}
+	if err := release.CopyTree(builtExecutables(x.t), filepath.Join(plugin, "libexec")); err != nil {
+		x.t.Fatal(err)
+	}
+	writeFile(x.t, filepath.Join(x.repo, ".gitignore"), "/plugin/libexec/\n")
+	x.git("init", "--quiet", "--initial-branch=main")
+	x.git("add", "-A")
+	x.git("commit", "--quiet", "-m", "rodin")
+	x.git("checkout", "--quiet", "-b", "feature")
+	skill := filepath.Join(plugin, "skills", "plan-gate", "SKILL.md")
+	writeFile(x.t, skill, readFile(x.t, skill)+"\nKeep the report to three lines.\n")
+	x.git("commit", "--quiet", "-am", "plan-gate: a shorter report")
+	return plugin
+}
+
+// rodin's own /rodin:plan-gate, exercised as any changed skill is: in plan
+// mode, the scripted model writes a plan, follows the skill (the rodin
+// steps in Bash, the leakage detector, critic and validator as subagents,
+// the signal with Edit) and leaves plan mode. The gate's hooks run for
+// real, so ExitPlanMode succeeds only on a verdict they stand behind.
+func TestExercisePlanGate(t *testing.T) { eachRelease(t, testExercisePlanGate) }
+
+func testExercisePlanGate(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
+	srv.main = append(append([]turn{writePlan}, skill()...), exitPlanMode,
+		say("Verdict: pass (FINDING-1 is covered by GAP-1). ExitPlanMode went ahead."))
+	x := newExerciseEnv(t, rel, srv)
+	x.rodinRepo()
+	out, stderr, code := x.run("--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, srv.summary())
+	}
+	t.Logf("report:\n%s", out)
+	for _, want := range []string{
+		"### Skill `rodin:plan-gate`: PASSED",
+		"| RUN-1 | Claude Code loaded the skill | Pass | `rodin:plan-gate` listed by the session |",
+		"| AC2 | The critic hunts for problems without the gaps | Pass |",
+		"| AC5 | The gate lets the agent leave plan mode | Pass | ExitPlanMode called (1), succeeded",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if !strings.Contains(stderr, "rodin: [rodin:plan-gate 0:") {
+		t.Errorf("no progress on stderr:\n%s", stderr)
+	}
+	// The verdict is the hooks', not the model's: the plan carries it.
+	plan := readFile(t, srv.planPath)
+	if !strings.Contains(plan, `<!-- rodin:validation={"status":"pass"`) {
+		t.Errorf("no pass verdict recorded in the plan:\n%s", plan)
+	}
+	if left := x.leftovers(); len(left) > 0 {
+		t.Errorf("the disposable project was not removed: %v", left)
+	}
+}
+
+// The same exercise with the skill skipped: the gate denies ExitPlanMode,
+// and the exercise fails on it. rodin exercise judges what the hooks did,
+// not what the model claims.
+func TestExercisePlanGateSkipped(t *testing.T) { eachRelease(t, testExercisePlanGateSkipped) }
+
+func testExercisePlanGateSkipped(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{writePlan, exitPlanMode, say("Verdict: pass. ExitPlanMode went ahead.")}
+	x := newExerciseEnv(t, rel, srv)
+	x.rodinRepo()
+	out, _, code := x.run("--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"), "rodin:plan-gate")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"### Skill `rodin:plan-gate`: FAILED",
+		"| AC1 | The plan is checked first | Fail | no command with `rodin check` (0 Bash calls) |",
+		"| AC5 | The gate lets the agent leave plan mode | Fail | ExitPlanMode called 1 time(s), every one failed: ",
+		"[rodin] ",
+		"| AC6 | The user is told the verdict | Pass |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}
