@@ -53,6 +53,10 @@ type command struct {
 	run   func(e *env, args []string) error
 }
 
+// commandHelp is what `rodin help COMMAND` prints after the usage line,
+// for the commands whose flags do not fit in it.
+var commandHelp = map[string]string{"exercise": exerciseHelp}
+
 var commands = map[string]command{
 	"check":    {"rodin check PLAN", runCheck},
 	"extract":  {"rodin extract PLAN", runExtract},
@@ -137,7 +141,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				fmt.Fprintf(stdout, "usage: %s\n", c.usage)
+				fmt.Fprintf(stdout, "usage: %s\n%s", c.usage, commandHelp[args[1]])
 				return 0
 			}
 		}
@@ -157,7 +161,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
-		fmt.Fprintf(stdout, "usage: %s\n", cmd.usage)
+		fmt.Fprintf(stdout, "usage: %s\n%s", cmd.usage, commandHelp[args[0]])
 		return 0
 	}
 	err := cmd.run(e, args[1:])

@@ -35,6 +35,44 @@ const (
 var sessionVars = []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SSE_PORT", "CLAUDE_PLUGIN_ROOT",
 	"CLAUDE_PLUGIN_DATA", "CLAUDE_PROJECT_DIR", "CLAUDE_ENV_FILE", "AI_AGENT"}
 
+// exerciseHelp is `rodin help exercise`.
+const exerciseHelp = `
+Runs each skill or agent changed on this branch (or each one named, as NAME or
+PLUGIN:NAME) in the real claude CLI, headless, in a disposable copy of a small
+project, answers its AskUserQuestion prompts with the first option, and judges
+the run against the acceptance criteria of --spec. The project is removed
+afterwards, also on a timeout or Ctrl-C.
+
+Flags:
+  --base REF             compare with this branch (default: origin/HEAD, main or master)
+  --spec FILE            requirements file: its acceptance criteria (### AC1: Title, or - **AC-1**: text)
+  --report FILE          write the "## Exercise Test Results" section into FILE (replaced if present)
+  --json                 print the report as JSON instead of Markdown
+  --timeout D            per component (default 5m); a run past it is killed and fails
+  --max-turns N          the exercised session's turn limit (default 30)
+  --prompt TEXT          what the session is asked (default: /plugin:skill ARGS)
+  --args TEXT            the arguments after the skill's slash command
+  --scaffold DIR         copy DIR as the project instead of the default one
+  --model M              the exercised session's model (default: the CLI's)
+  --permission-mode M    the session's permission mode (plan, acceptEdits, ...; default: rodin answers each prompt)
+  --no-interactive       claude -p with AskUserQuestion disallowed, instead of the control protocol
+  --claude PATH          the claude CLI (default: claude on PATH)
+  --keep                 keep the project and print where it is
+  --dry-run              show what would run and how; start nothing
+
+Checks, as list items under a criterion (anything else goes to the
+rodin:exercise-evaluator agent, which reads rodin's summary of the run):
+  - file ` + "`PATH`" + `                  exists in the project   - no file ` + "`PATH`" + `
+  - file ` + "`PATH`" + ` contains ` + "`TEXT`" + `
+  - tool ` + "`NAME`" + `                  called and succeeded    - no tool ` + "`NAME`" + `
+  - tool ` + "`NAME`" + ` with ` + "`TEXT`" + `        its input holds TEXT
+  - command ` + "`TEXT`" + `               a Bash command holding TEXT ran
+  - output ` + "`TEXT`" + `                the final message says TEXT
+
+Exit status: 0 every component passed, 1 one failed (or an error), 2 usage,
+3 skipped (no claude CLI), 130 interrupted. Nothing changed: says so, exits 0.
+`
+
 func runExercise(e *env, args []string) error {
 	var (
 		base, scaffold, prompt, skillArgs, spec, report, model, mode, claude string
