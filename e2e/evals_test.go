@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
-	"github.com/rodin-gate/rodin/internal/release"
 )
 
 // The native eval suite of the plugin (plugin/evals/), run by the installed
@@ -146,12 +145,7 @@ func runPluginEval(t *testing.T, rel claudecli.Release, srv *server, name, extra
 	t.Helper()
 	x := newExerciseEnv(t, rel, srv)
 	plugin := filepath.Join(x.top, "plugin")
-	if err := release.CopyTree(filepath.Join("..", "plugin"), plugin, "libexec"); err != nil {
-		t.Fatal(err)
-	}
-	if err := release.CopyTree(builtExecutables(t), filepath.Join(plugin, "libexec")); err != nil {
-		t.Fatal(err)
-	}
+	copyRodinPlugin(t, plugin)
 	if extra != "" {
 		os.MkdirAll(filepath.Join(plugin, "evals", name), 0o755)
 		writeFile(t, filepath.Join(plugin, "evals", name, "prompt.md"), extra)

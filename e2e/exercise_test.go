@@ -55,13 +55,7 @@ func newExerciseEnv(t *testing.T, rel claudecli.Release, srv *server) *exerciseE
 	writeFile(t, filepath.Join(x.home, ".claude.json"), `{"hasCompletedOnboarding": true, "numStartups": 1}`+"\n")
 	// rodin's plugin, with its executables: the evaluator agent is rodin's.
 	rodinPlugin := filepath.Join(top, "rodin plugin")
-	if err := release.CopyTree(filepath.Join("..", "plugin"), rodinPlugin, "libexec"); err != nil {
-		t.Fatal(err)
-	}
-	bin := builtExecutables(t)
-	if err := release.CopyTree(bin, filepath.Join(rodinPlugin, "libexec")); err != nil {
-		t.Fatal(err)
-	}
+	copyRodinPlugin(t, rodinPlugin)
 	x.rodin = filepath.Join(rodinPlugin, "libexec", release.BinaryName("rodin", runtime.GOOS, runtime.GOARCH))
 	x.env = []string{
 		"HOME=" + x.home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + x.tmp,
@@ -78,6 +72,18 @@ func newExerciseEnv(t *testing.T, rel claudecli.Release, srv *server) *exerciseE
 		}
 	}
 	return x
+}
+
+// copyRodinPlugin copies this checkout's plugin to dst, with the hooks'
+// executables built for this machine.
+func copyRodinPlugin(t *testing.T, dst string) {
+	t.Helper()
+	if err := release.CopyTree(filepath.Join("..", "plugin"), dst, "libexec"); err != nil {
+		t.Fatal(err)
+	}
+	if err := release.CopyTree(builtExecutables(t), filepath.Join(dst, "libexec")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // featureBranch makes the repository: the sample plugin committed on main,
@@ -127,6 +133,18 @@ func (x *exerciseEnv) run(args ...string) (stdout, stderr string, code int) {
 	}
 	x.t.Logf("rodin exercise %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, e.String())
 	return o.String(), e.String(), code
+}
+
+// cleanedUp checks that the process marked marker is gone and the
+// disposable project removed, after what ended the run.
+func (x *exerciseEnv) cleanedUp(marker, after string) {
+	x.t.Helper()
+	if p := processWith(marker); p != "" {
+		x.t.Errorf("a process the session started outlived %s: %s", after, p)
+	}
+	if left := x.leftovers(); len(left) > 0 {
+		x.t.Errorf("the disposable project was not removed after %s: %v", after, left)
+	}
 }
 
 // leftovers are the disposable projects still in TMPDIR.
@@ -196,7 +214,7 @@ func testExercisePass(t *testing.T, rel claudecli.Release) {
 	}
 	got := readFile(t, report)
 	t.Logf("report:\n%s", got)
-	for _, want := range []string{
+	reportHas(t, got,
 		"# Verification report", "## Test Coverage", "## Exercise Test Results",
 		"1 of 1 exercised component passed",
 		"### Skill `sample:greet`: PASSED",
@@ -211,11 +229,7 @@ func testExercisePass(t *testing.T, rel claudecli.Release) {
 		"| AC3 | The file is shown | Pass | `cat greeting.txt` ran |",
 		"| AC4 | The user is told what was written | Pass | the final message names greeting.txt",
 		"(removed)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	)
 	for _, want := range []string{"rodin: exercising 1 component with claude", "rodin: [sample:greet 0:", "AskUserQuestion Which greeting", "Write ", "rodin: [sample:greet] PASSED in"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("progress on stderr lacks %q", want)
@@ -299,16 +313,23 @@ func testExerciseFail(t *testing.T, rel claudecli.Release) {
 	}
 }
 
+// hangingGreet scripts the greet skill up to its Write, then a command
+// that never ends, marked so that the test can look for its process.
+func hangingGreet(srv *server) (marker string) {
+	marker = fmt.Sprintf("rodin-wait-%d", time.Now().UnixNano())
+	srv.main = append(greetSkill()[:2], func(s *server, _ int) []block {
+		return []block{tool("Bash", map[string]any{"command": "tail -f /dev/null # " + marker, "description": "Wait", "timeout": 600000})}
+	})
+	return marker
+}
+
 // A session that runs past --timeout is killed with everything it
 // started; what it did until then is still judged, and the run fails.
 func TestExerciseTimeout(t *testing.T) { eachRelease(t, testExerciseTimeout) }
 
 func testExerciseTimeout(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
-	marker := fmt.Sprintf("rodin-wait-%d", time.Now().UnixNano())
-	srv.main = append(greetSkill()[:2], func(s *server, _ int) []block {
-		return []block{tool("Bash", map[string]any{"command": "tail -f /dev/null # " + marker, "description": "Wait", "timeout": 600000})}
-	})
+	marker := hangingGreet(srv)
 	x := newExerciseEnv(t, rel, srv)
 	x.featureBranch()
 	start := time.Now()
@@ -319,21 +340,12 @@ func testExerciseTimeout(t *testing.T, rel claudecli.Release) {
 	if took := time.Since(start); took > 90*time.Second {
 		t.Errorf("rodin exercise took %s with --timeout 20s", took)
 	}
-	for _, want := range []string{
+	reportHas(t, out,
 		"| RUN-2 | The session ran to its end | Fail | timed out after",
 		"| AC-1 | The user chooses the greeting | Pass |",
-		"`tail -f /dev/null # " + marker + "`",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q:\n%s", want, out)
-		}
-	}
-	if p := processWith(marker); p != "" {
-		t.Errorf("a process the session started outlived the timeout: %s", p)
-	}
-	if left := x.leftovers(); len(left) > 0 {
-		t.Errorf("the disposable project was not removed: %v", left)
-	}
+		"`tail -f /dev/null # "+marker+"`",
+	)
+	x.cleanedUp(marker, "the timeout")
 }
 
 // Ctrl-C while the session runs: claude and what it started stop, the
@@ -342,10 +354,7 @@ func TestExerciseInterrupt(t *testing.T) { eachRelease(t, testExerciseInterrupt)
 
 func testExerciseInterrupt(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
-	marker := fmt.Sprintf("rodin-wait-%d", time.Now().UnixNano())
-	srv.main = append(greetSkill()[:2], func(s *server, _ int) []block {
-		return []block{tool("Bash", map[string]any{"command": "tail -f /dev/null # " + marker, "description": "Wait", "timeout": 600000})}
-	})
+	marker := hangingGreet(srv)
 	x := newExerciseEnv(t, rel, srv)
 	x.featureBranch()
 	cmd := x.command("sample:greet")
@@ -381,12 +390,7 @@ func testExerciseInterrupt(t *testing.T, rel claudecli.Release) {
 	if !strings.Contains(e.String(), "rodin: interrupted: stopped claude and removed the project") {
 		t.Errorf("stderr does not say what happened:\n%s", e.String())
 	}
-	if p := processWith(marker); p != "" {
-		t.Errorf("a process the session started outlived Ctrl-C: %s", p)
-	}
-	if left := x.leftovers(); len(left) > 0 {
-		t.Errorf("the disposable project was not removed: %v", left)
-	}
+	x.cleanedUp(marker, "Ctrl-C")
 }
 
 // A CLI without the control protocol (here: one that refuses its flags)
@@ -420,16 +424,22 @@ exec %q "$@"
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (AC-1 needs AskUserQuestion)\n%s", code, out)
 	}
-	for _, want := range []string{
+	reportHas(t, out,
 		"| **Exercise Method** | `claude -p` with AskUserQuestion disallowed: non-interactive path only |",
 		"| **AskUserQuestion Handling** | Denied (disallowed) |",
 		"| AC-1 | The user chooses the greeting | Fail | AskUserQuestion never called |",
 		"Non-interactive path only",
 		"The CLI did not answer the control protocol",
 		"`greeting.txt` (created)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q:\n%s", want, out)
+	)
+}
+
+// reportHas checks that the report holds each of wants.
+func reportHas(t *testing.T, report string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
 	}
 }
@@ -464,12 +474,7 @@ func specFile(name string) string {
 func (x *exerciseEnv) rodinRepo() string {
 	x.t.Helper()
 	plugin := filepath.Join(x.repo, "plugin")
-	if err := release.CopyTree(filepath.Join("..", "plugin"), plugin, "libexec"); err != nil {
-		x.t.Fatal(err)
-	}
-	if err := release.CopyTree(builtExecutables(x.t), filepath.Join(plugin, "libexec")); err != nil {
-		x.t.Fatal(err)
-	}
+	copyRodinPlugin(x.t, plugin)
 	writeFile(x.t, filepath.Join(x.repo, ".gitignore"), "/plugin/libexec/\n")
 	x.git("init", "--quiet", "--initial-branch=main")
 	x.git("add", "-A")
@@ -500,16 +505,12 @@ func testExercisePlanGate(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, srv.summary())
 	}
 	t.Logf("report:\n%s", out)
-	for _, want := range []string{
+	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: PASSED",
 		"| RUN-1 | Claude Code loaded the skill | Pass | `rodin:plan-gate` listed by the session |",
 		"| AC2 | The critic hunts for problems without the gaps | Pass |",
 		"| AC5 | The gate lets the agent leave plan mode | Pass | ExitPlanMode called (1), succeeded",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	)
 	if !strings.Contains(stderr, "rodin: [rodin:plan-gate 0:") {
 		t.Errorf("no progress on stderr:\n%s", stderr)
 	}
@@ -537,15 +538,11 @@ func testExercisePlanGateSkipped(t *testing.T, rel claudecli.Release) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, out)
 	}
-	for _, want := range []string{
+	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: FAILED",
 		"| AC1 | The plan is checked first | Fail | no command with `rodin check` (0 Bash calls) |",
 		"| AC5 | The gate lets the agent leave plan mode | Fail | ExitPlanMode called 1 time(s), every one failed: ",
 		"[rodin] ",
 		"| AC6 | The user is told the verdict | Pass |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
