@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/tidwall/gjson"
 )
 
@@ -164,11 +165,13 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 	progress(o, c, start, "project %s", project)
 	before := Take(project)
 
-	home, _ := os.UserHomeDir()
-	pol := &policy{dir: project, plans: filepath.Join(home, ".claude", "plans")}
-	if h := envValue(o.Env, "HOME"); h != "" {
-		pol.plans = filepath.Join(h, ".claude", "plans")
+	// Plan mode writes its plan where the user's settings say (plansDirectory,
+	// CLAUDE_CONFIG_DIR): resolved as the hooks resolve it.
+	getenv := os.Getenv
+	if o.Env != nil {
+		getenv = func(k string) string { return envValue(o.Env, k) }
 	}
+	pol := &policy{dir: project, plans: plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: project})}
 	mode := headless.Control
 	if o.NoControl {
 		mode = headless.Print

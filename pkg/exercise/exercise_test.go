@@ -112,7 +112,7 @@ func TestParseEvaluator(t *testing.T) {
 }
 
 func TestPolicy(t *testing.T) {
-	p := &policy{dir: "/tmp/x/project", plans: "/home/u/.claude/plans"}
+	p := &policy{dir: "/tmp/x/project", plans: []string{"/home/u/.claude/plans"}}
 	ask := p.permit(headless.PermissionRequest{Tool: "AskUserQuestion", Input: json.RawMessage(
 		`{"questions":[{"question":"Which one? (a.b)","header":"H","options":[{"label":"First","description":""},{"label":"Second","description":""}],"multiSelect":false},` +
 			`{"question":"And?","header":"H2","options":[{"label":"Yes","description":""},{"label":"No","description":""}],"multiSelect":true}]}`)})

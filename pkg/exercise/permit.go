@@ -24,8 +24,8 @@ type Answer struct {
 // the first option of each question; edits stay in the scaffold (and the
 // session's plan files); GitHub commands are kept from running (dry run).
 type policy struct {
-	dir   string // the scaffold
-	plans string // ~/.claude/plans, where plan mode writes
+	dir   string   // the scaffold
+	plans []string // the plans directories, where plan mode writes
 
 	mu      sync.Mutex
 	answers []Answer
@@ -102,7 +102,7 @@ func (p *policy) writable(path string) bool {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(p.dir, abs)
 	}
-	for _, root := range []string{p.dir, p.plans} {
+	for _, root := range append([]string{p.dir}, p.plans...) {
 		if root == "" {
 			continue
 		}
