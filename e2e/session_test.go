@@ -79,6 +79,7 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("skipping the end-to-end tier: tmux is not on PATH (.ci/run installs it)")
 	}
+	t.Parallel() // the scenarios run side by side too, within -parallel and sessionSlots
 	for _, r := range claudecli.Releases(t) {
 		name := r.Version
 		if name == "" {
@@ -86,15 +87,22 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 		}
 		t.Run(name, func(t *testing.T) {
 			// Sessions are independent (each its own server, HOME, tmux
-			// socket) and spend most of their time waiting: two at a time
-			// on two cores (go test's -parallel is GOMAXPROCS).
+			// socket) and spend most of their time waiting.
 			t.Parallel()
 			scenario(t, r)
 		})
 	}
 }
 
+// sessionSlots bounds the interactive sessions (tmux, a full terminal UI)
+// that run at once: two, what two cores keep responsive under a cold CI
+// run. The headless tests (rodin exercise, plugin eval) mostly wait, and
+// run beside them: TestMain raises -parallel for that.
+var sessionSlots = make(chan struct{}, 2)
+
 func startSession(t *testing.T, claude string, srv *server, opt options) *session {
+	sessionSlots <- struct{}{}
+	t.Cleanup(func() { <-sessionSlots }) // registered first: runs after the session's own cleanup
 	// Directories are removed by the session's own cleanup, once Claude Code
 	// has exited (t.TempDir would race with its last writes).
 	top, err := os.MkdirTemp("", "rodin-e2e-")
