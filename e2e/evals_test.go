@@ -21,11 +21,21 @@ import (
 // stderr and the JSON result. Graders are free ones (regex, tool_used,
 // tool_order): no judge model is asked.
 
-// hasPluginEval reports whether the CLI has `claude plugin eval` (older
-// releases print the plugin command's general help instead).
-func hasPluginEval(claude string) bool {
-	out, err := exec.Command(claude, "plugin", "eval", "--help").CombinedOutput()
-	return err == nil && strings.HasPrefix(string(out), "Usage: claude plugin eval")
+// needPluginEval skips the test unless the CLI has `claude plugin eval`
+// (older releases print the plugin command's general help instead) and
+// the sandbox it needs to run a case that may use Bash (bubblewrap and
+// socat on Linux; .ci/run installs them).
+func needPluginEval(t *testing.T, rel claudecli.Release) {
+	t.Helper()
+	out, err := exec.Command(rel.Path, "plugin", "eval", "--help").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "Usage: claude plugin eval") {
+		t.Skipf("claude %s has no `plugin eval`", rel.Version)
+	}
+	for _, bin := range []string{"bwrap", "socat"} {
+		if _, err := exec.LookPath(bin); err != nil && runtime.GOOS == "linux" {
+			t.Skipf("%s is not on PATH: claude plugin eval refuses to run without its sandbox (.ci/run installs it)", bin)
+		}
+	}
 }
 
 // evalTools are the gated tools granted, as the README says to run the
@@ -52,16 +62,7 @@ type evalResult struct {
 func TestPluginEval(t *testing.T) { eachRelease(t, testPluginEval) }
 
 func testPluginEval(t *testing.T, rel claudecli.Release) {
-	if !hasPluginEval(rel.Path) {
-		t.Skipf("claude %s has no `plugin eval`", rel.Version)
-	}
-	// A run that may use Bash must be confined, and the CLI refuses it
-	// without its sandbox (bubblewrap and socat on Linux).
-	for _, bin := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(bin); err != nil && runtime.GOOS == "linux" {
-			t.Skipf("%s is not on PATH: claude plugin eval refuses to run without its sandbox (.ci/run installs it)", bin)
-		}
-	}
+	needPluginEval(t, rel)
 	dirs, _ := filepath.Glob(filepath.Join("..", "plugin", "evals", "*", "prompt.md"))
 	var cases []string
 	for _, d := range dirs {
@@ -128,9 +129,7 @@ func loadProblem(stderr string) bool {
 func TestPluginEvalBadCase(t *testing.T) { eachRelease(t, testPluginEvalBadCase) }
 
 func testPluginEvalBadCase(t *testing.T, rel claudecli.Release) {
-	if !hasPluginEval(rel.Path) {
-		t.Skipf("claude %s has no `plugin eval`", rel.Version)
-	}
+	needPluginEval(t, rel)
 	srv := newServer(t)
 	_, stderr := runPluginEval(t, rel, srv, "broken", "---\nschema_version: \"1.0\"\nmax_turn: 3\n---\nHello.\n")
 	if !loadProblem(stderr) || !strings.Contains(stderr, `unknown frontmatter key "max_turn"`) {

@@ -120,19 +120,23 @@ func (x *exerciseEnv) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// run runs rodin exercise to its end.
-func (x *exerciseEnv) run(args ...string) (stdout, stderr string, code int) {
+// run runs rodin exercise to its end; an exit status other than want
+// ends the test with what rodin printed and what the server saw.
+func (x *exerciseEnv) run(want int, args ...string) (stdout, stderr string) {
 	x.t.Helper()
 	cmd := x.command(args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
-	code = cmd.ProcessState.ExitCode()
+	code := cmd.ProcessState.ExitCode()
 	if err != nil && code < 0 {
 		x.t.Fatalf("rodin exercise: %v", err)
 	}
 	x.t.Logf("rodin exercise %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, e.String())
-	return o.String(), e.String(), code
+	if code != want {
+		x.t.Fatalf("exit %d, want %d\nstdout:\n%s\n%s", code, want, o.String(), x.srv.summary())
+	}
+	return o.String(), e.String()
 }
 
 // cleanedUp checks that the process marked marker is gone and the
@@ -207,11 +211,7 @@ func testExercisePass(t *testing.T, rel claudecli.Release) {
 	report := filepath.Join(x.repo, "verification-report.md")
 	writeFile(t, report, "# Verification report\n\n## Test Coverage\n\nAll green.\n")
 
-	out, stderr, code := x.run("--spec", specFile("greet-spec.md"), "--report", report)
-	_ = out
-	if code != 0 {
-		t.Fatalf("exit %d, want 0\n%s\n%s", code, stderr, readFile(t, report))
-	}
+	_, stderr := x.run(0, "--spec", specFile("greet-spec.md"), "--report", report)
 	got := readFile(t, report)
 	t.Logf("report:\n%s", got)
 	reportHas(t, got,
@@ -277,10 +277,7 @@ func testExerciseFail(t *testing.T, rel claudecli.Release) {
 	srv.agents["exercise-evaluator"] = []string{"AC-2 | Pass | looks fine"}
 	x := newExerciseEnv(t, rel, srv)
 	x.featureBranch()
-	out, _, code := x.run("--spec", specFile("greet-spec-unmet.md"), "--json", "sample:greet")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, out)
-	}
+	out, _ := x.run(1, "--spec", specFile("greet-spec-unmet.md"), "--json", "sample:greet")
 	var rep struct {
 		Status string
 		Skills []struct {
@@ -333,10 +330,7 @@ func testExerciseTimeout(t *testing.T, rel claudecli.Release) {
 	x := newExerciseEnv(t, rel, srv)
 	x.featureBranch()
 	start := time.Now()
-	out, _, code := x.run("--timeout", "20s", "--spec", specFile("greet-spec-unmet.md"), "sample:greet")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, out)
-	}
+	out, _ := x.run(1, "--timeout", "20s", "--spec", specFile("greet-spec-unmet.md"), "sample:greet")
 	if took := time.Since(start); took > 90*time.Second {
 		t.Errorf("rodin exercise took %s with --timeout 20s", took)
 	}
@@ -420,10 +414,7 @@ exec %q "$@"
 `, x.claude))
 	os.Chmod(wrapper, 0o755)
 	x.claude = wrapper
-	out, _, code := x.run("--spec", specFile("greet-spec-unmet.md"), "sample:greet")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (AC-1 needs AskUserQuestion)\n%s", code, out)
-	}
+	out, _ := x.run(1, "--spec", specFile("greet-spec-unmet.md"), "sample:greet")
 	reportHas(t, out,
 		"| **Exercise Method** | `claude -p` with AskUserQuestion disallowed: non-interactive path only |",
 		"| **AskUserQuestion Handling** | Denied (disallowed) |",
@@ -500,10 +491,7 @@ func testExercisePlanGate(t *testing.T, rel claudecli.Release) {
 		say("Verdict: pass (FINDING-1 is covered by GAP-1). ExitPlanMode went ahead."))
 	x := newExerciseEnv(t, rel, srv)
 	x.rodinRepo()
-	out, stderr, code := x.run("--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, srv.summary())
-	}
+	out, stderr := x.run(0, "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"))
 	t.Logf("report:\n%s", out)
 	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: PASSED",
@@ -534,10 +522,7 @@ func testExercisePlanGateSkipped(t *testing.T, rel claudecli.Release) {
 	srv.main = []turn{writePlan, exitPlanMode, say("Verdict: pass. ExitPlanMode went ahead.")}
 	x := newExerciseEnv(t, rel, srv)
 	x.rodinRepo()
-	out, _, code := x.run("--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"), "rodin:plan-gate")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, out)
-	}
+	out, _ := x.run(1, "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"), "rodin:plan-gate")
 	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: FAILED",
 		"| AC1 | The plan is checked first | Fail | no command with `rodin check` (0 Bash calls) |",
