@@ -91,7 +91,9 @@ func Summary(out Outcome) string {
 		if len(lines) > 40 {
 			lines = append(lines[:40], "… ("+fmt.Sprint(len(lines)-40)+" more lines)")
 		}
-		b.WriteString("```\n" + strings.Join(lines, "\n") + "\n```\n")
+		content := strings.Join(lines, "\n")
+		f := fence(content)
+		b.WriteString(f + "\n" + content + "\n" + f + "\n")
 	}
 	b.WriteString("\nTool calls, in order:\n")
 	for _, c := range out.Tools {
@@ -112,6 +114,22 @@ func Summary(out Outcome) string {
 	}
 	fmt.Fprintf(&b, "\nFinal message:\n%s\n", oneLine(out.Final, 2000))
 	return b.String()
+}
+
+// fence is a code fence that content cannot close: longer than its
+// longest run of backticks (CommonMark closes a fence only with one at
+// least as long). A file the session wrote stays quoted, whatever it holds.
+func fence(content string) string {
+	longest, run := 0, 0
+	for _, r := range content {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // toolSummaryRaw is toolSummary of a raw input.
