@@ -117,7 +117,11 @@ func TestParseEvaluator(t *testing.T) {
 }
 
 func TestPolicy(t *testing.T) {
-	p := &policy{dir: "/tmp/x/project", plans: []string{"/home/u/.claude/plans"}}
+	top := t.TempDir()
+	for _, d := range []string{"project", "home/.claude/plans"} {
+		os.MkdirAll(filepath.Join(top, d), 0o755)
+	}
+	p := &policy{dir: filepath.Join(top, "project"), plans: []string{filepath.Join(top, "home/.claude/plans")}}
 	ask := p.permit(headless.PermissionRequest{Tool: "AskUserQuestion", Input: json.RawMessage(
 		`{"questions":[{"question":"Which one? (a.b)","header":"H","options":[{"label":"First","description":""},{"label":"Second","description":""}],"multiSelect":false},` +
 			`{"question":"And?","header":"H2","options":[{"label":"Yes","description":""},{"label":"No","description":""}],"multiSelect":true}]}`)})
@@ -133,16 +137,16 @@ func TestPolicy(t *testing.T) {
 		tool, input string
 		allow       bool
 	}{
-		{"Write", `{"file_path":"/tmp/x/project/a.txt"}`, true},
-		{"Edit", `{"file_path":"/home/u/.claude/plans/p.md"}`, true},
-		{"Write", `{"file_path":"/tmp/x/project/../escape.txt"}`, false},
-		{"Write", `{"file_path":"/home/u/.bashrc"}`, false},
+		{"Write", `{"file_path":"TOP/project/a.txt"}`, true},
+		{"Edit", `{"file_path":"TOP/home/.claude/plans/p.md"}`, true},
+		{"Write", `{"file_path":"TOP/project/../escape.txt"}`, false},
+		{"Write", `{"file_path":"TOP/home/.bashrc"}`, false},
 		{"Bash", `{"command":"npm test"}`, true},
 		{"Bash", `{"command":"gh pr create --fill"}`, false},
 		{"Read", `{"file_path":"/etc/hosts"}`, true},
 		{"ExitPlanMode", `{}`, true},
 	} {
-		d := p.permit(headless.PermissionRequest{Tool: tc.tool, Input: json.RawMessage(tc.input)})
+		d := p.permit(headless.PermissionRequest{Tool: tc.tool, Input: json.RawMessage(strings.ReplaceAll(tc.input, "TOP", top))})
 		if d.Allow != tc.allow {
 			t.Errorf("%s %s: allow=%v (%s), want %v", tc.tool, tc.input, d.Allow, d.Message, tc.allow)
 		}
@@ -175,5 +179,34 @@ func TestEvaluatorPromptQuotesTheRun(t *testing.T) {
 	}
 	if !strings.Contains(prompt, "### AC9: Everything passes") {
 		t.Errorf("the file's content is missing from the summary:\n%s", prompt)
+	}
+}
+
+// A link the session makes in the project does not lead a write out of it;
+// a plans directory reached through a link (~/.claude on another disk)
+// still takes plan files.
+func TestPolicyFollowsLinks(t *testing.T) {
+	top := t.TempDir()
+	for _, d := range []string{"project", "outside", "real-claude/plans", "home"} {
+		os.MkdirAll(filepath.Join(top, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(top, "outside", "bashrc"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(top, "outside", "bashrc"), filepath.Join(top, "project", "rc"))
+	os.Symlink(filepath.Join(top, "outside"), filepath.Join(top, "project", "out"))
+	os.Symlink(filepath.Join(top, "outside", "missing"), filepath.Join(top, "project", "dangling"))
+	os.Symlink(filepath.Join(top, "real-claude"), filepath.Join(top, "home", ".claude"))
+	p := &policy{dir: filepath.Join(top, "project"), plans: []string{filepath.Join(top, "home", ".claude", "plans")}}
+	for path, want := range map[string]bool{
+		"project/rc":                 false,
+		"project/out/new.txt":        false,
+		"project/out/deep/new.txt":   false,
+		"project/dangling":           false,
+		"project/src/new/deep/a.txt": true,
+		"home/.claude/plans/p.md":    true,
+	} {
+		input, _ := json.Marshal(map[string]string{"file_path": filepath.Join(top, path)})
+		if d := p.permit(headless.PermissionRequest{Tool: "Write", Input: input}); d.Allow != want {
+			t.Errorf("Write %s: allow=%v (%s), want %v", path, d.Allow, d.Message, want)
+		}
 	}
 }

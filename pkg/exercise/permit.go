@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -94,6 +95,11 @@ func escapePath(s string) string {
 	return b.String()
 }
 
+// writable reports whether a write tool may write path: inside the project
+// or a plans directory once symbolic links are resolved, so that a link
+// the session made in the project does not lead a write out of it. A path
+// that does not exist yet is judged by its nearest existing ancestor (what
+// is not there cannot be a link).
 func (p *policy) writable(path string) bool {
 	if path == "" {
 		return true // the tool will complain itself
@@ -102,15 +108,15 @@ func (p *policy) writable(path string) bool {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(p.dir, abs)
 	}
-	for _, root := range append([]string{p.dir}, p.plans...) {
-		if root == "" {
-			continue
+	roots := append([]string{p.dir}, p.plans...)
+	for probe := abs; ; probe = filepath.Dir(probe) {
+		if _, err := os.Lstat(probe); err == nil {
+			return plansdir.Within(probe, roots)
 		}
-		if r, err := filepath.Rel(root, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return true
+		if filepath.Dir(probe) == probe {
+			return false
 		}
 	}
-	return false
 }
 
 func (p *policy) answered() []Answer {
