@@ -126,9 +126,13 @@ func (p *policy) answered() []Answer {
 }
 
 var ghCommand = sync.OnceValue(func() *regexp.Regexp {
-	// gh at the start of a command: after a separator, a subshell or env
-	// assignments.
-	return regexp.MustCompile(`(?:^|[;&|(\n]|\$\()\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:command\s+|exec\s+)?(?:\S*/)?gh(?:\s|$)`)
+	// gh where a command starts: after a separator, a subshell, a quote
+	// (sh -c 'gh …', eval "gh …"), env assignments and the words that run
+	// the rest of the line as a command (env, xargs, sudo, timeout N, …).
+	// Erring toward a match costs a dry-run message, a miss a real issue.
+	return regexp.MustCompile(`(?:^|[;&|({\n'"` + "`" + `]|\$\()\s*` +
+		`(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|command|exec|builtin|eval|env|xargs|sudo|nohup|time|nice|timeout\s+\S+|-\S+)\s+)*` +
+		`(?:\S*/)?gh(?:\s|$)`)
 })
 
 // usesGitHub reports whether a shell command runs the gh CLI.
