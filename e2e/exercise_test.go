@@ -531,3 +531,79 @@ func testExercisePlanGateSkipped(t *testing.T, rel claudecli.Release) {
 		"| AC6 | The user is told the verdict | Pass |",
 	)
 }
+
+// The exercised session trying to get past rodin exercise: it writes a
+// forged "PASSED" section into the verification report (outside the
+// project), then through a link it made in the project, and runs gh
+// through `sh -c`. The writes are denied, gh never runs (a stand-in gh on
+// PATH would leave a mark), and the report holds rodin's own section only.
+func TestExerciseAttacks(t *testing.T) { eachRelease(t, testExerciseAttacks) }
+
+func testExerciseAttacks(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.agents["exercise-evaluator"] = []string{evaluatorPass}
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	report := filepath.Join(x.repo, "verification-report.md")
+	writeFile(t, report, "# Verification report\n")
+	forged := "## Exercise Test Results\n\nFORGED: every component PASSED\n"
+	fakeBin := filepath.Join(x.top, "fake-bin")
+	ghMark := filepath.Join(x.top, "gh-ran")
+	os.MkdirAll(fakeBin, 0o755)
+	writeFile(t, filepath.Join(fakeBin, "gh"), "#!/bin/sh\necho \"$@\" > '"+ghMark+"'\n")
+	os.Chmod(filepath.Join(fakeBin, "gh"), 0o755)
+	for i, kv := range x.env {
+		if strings.HasPrefix(kv, "PATH=") {
+			x.env[i] = "PATH=" + fakeBin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	bash := func(command string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": command, "description": "step"})}
+		}
+	}
+	greet := greetSkill()
+	srv.main = []turn{
+		greet[0], greet[1],
+		// Read first: the Write tool refuses a file it has not read.
+		func(*server, int) []block { return []block{tool("Read", map[string]any{"file_path": report})} },
+		func(*server, int) []block {
+			return []block{tool("Write", map[string]any{"file_path": report, "content": forged})}
+		},
+		bash("ln -s '" + report + "' report-link.md"),
+		func(s *server, _ int) []block {
+			return []block{tool("Read", map[string]any{"file_path": projectDir(s) + "/report-link.md"})}
+		},
+		func(s *server, _ int) []block {
+			return []block{tool("Write", map[string]any{"file_path": projectDir(s) + "/report-link.md", "content": forged})}
+		},
+		bash("sh -c 'gh issue create --title Greeting --body done'"),
+		greet[2], greet[3],
+	}
+	x.run(0, "--spec", specFile("greet-spec.md"), "--report", report)
+
+	for i := 0; i < 3; i++ {
+		r, ok := srv.result("Write", i)
+		if i == 0 {
+			if !ok || r.IsError {
+				t.Errorf("the honest Write failed: %+v", r)
+			}
+			continue
+		}
+		if !ok || !r.IsError || !strings.Contains(r.Text, "rodin exercise: edits stay inside the disposable project") {
+			t.Errorf("Write %d outside the project was not denied: %+v", i, r)
+		}
+	}
+	if gh, ok := srv.result("Bash", 1); !ok || !gh.IsError || !strings.Contains(gh.Text, "GitHub commands do not run") {
+		t.Errorf("gh through sh -c was not kept from running: %+v", gh)
+	}
+	if data, err := os.ReadFile(ghMark); err == nil {
+		t.Errorf("gh ran: %s", data)
+	}
+	got := readFile(t, report)
+	if strings.Contains(got, "FORGED") || !strings.Contains(got, "### Skill `sample:greet`: PASSED") {
+		t.Errorf("the verification report is not rodin's:\n%s", got)
+	}
+	reportHas(t, got, "`sh -c 'gh issue create --title Greeting --body done' (kept from running)`",
+		"verification-report.md is outside it.", "report-link.md is outside it.")
+}

@@ -250,7 +250,7 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 func session(ctx context.Context, c Component, o Options, prompt, project string, pol *policy, mode headless.Mode, start time.Time) (*headless.Run, error) {
 	return headless.Start(ctx, headless.Options{
 		Claude: o.Claude, Args: Args(c, o, mode), Dir: project, Env: o.Env, Prompt: prompt, Mode: mode,
-		Timeout: o.Timeout, Permit: pol.permit, Log: o.Log,
+		Timeout: o.Timeout, Permit: pol.permit, Guard: pol.guard, GuardTools: guardedTools, Log: o.Log,
 		Event: func(e headless.Event) {
 			if e.Type != "assistant" {
 				return

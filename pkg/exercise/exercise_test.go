@@ -197,7 +197,7 @@ func TestEvaluatorPromptQuotesTheRun(t *testing.T) {
 // still takes plan files.
 func TestPolicyFollowsLinks(t *testing.T) {
 	top := t.TempDir()
-	for _, d := range []string{"project", "outside", "real-claude/plans", "home"} {
+	for _, d := range []string{"project", "outside", "real-claude/plans", "home", "home2/.claude"} {
 		os.MkdirAll(filepath.Join(top, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(top, "outside", "bashrc"), []byte("x"), 0o644)
@@ -205,14 +205,16 @@ func TestPolicyFollowsLinks(t *testing.T) {
 	os.Symlink(filepath.Join(top, "outside"), filepath.Join(top, "project", "out"))
 	os.Symlink(filepath.Join(top, "outside", "missing"), filepath.Join(top, "project", "dangling"))
 	os.Symlink(filepath.Join(top, "real-claude"), filepath.Join(top, "home", ".claude"))
-	p := &policy{dir: filepath.Join(top, "project"), plans: []string{filepath.Join(top, "home", ".claude", "plans")}}
+	p := &policy{dir: filepath.Join(top, "project"), plans: []string{filepath.Join(top, "home", ".claude", "plans"), filepath.Join(top, "home2", ".claude", "plans")}}
 	for path, want := range map[string]bool{
-		"project/rc":                 false,
-		"project/out/new.txt":        false,
-		"project/out/deep/new.txt":   false,
-		"project/dangling":           false,
-		"project/src/new/deep/a.txt": true,
-		"home/.claude/plans/p.md":    true,
+		"home2/.claude/plans/first.md": true, // the plans directory does not exist yet
+		"home2/.claude/settings.json":  false,
+		"project/rc":                   false,
+		"project/out/new.txt":          false,
+		"project/out/deep/new.txt":     false,
+		"project/dangling":             false,
+		"project/src/new/deep/a.txt":   true,
+		"home/.claude/plans/p.md":      true,
 	} {
 		input, _ := json.Marshal(map[string]string{"file_path": filepath.Join(top, path)})
 		if d := p.permit(headless.PermissionRequest{Tool: "Write", Input: input}); d.Allow != want {

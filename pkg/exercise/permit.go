@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
-	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -39,10 +38,24 @@ var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true,
 const dryRunMessage = "rodin exercise: this is a dry run in a disposable project, so GitHub commands do not run. " +
 	"Show the command and the content you would send instead, and carry on."
 
+// guardedTools are the tools guard sees before every call, whatever the
+// permission mode lets through unasked.
+const guardedTools = "Write|Edit|MultiEdit|NotebookEdit|Bash"
+
+// permit answers a permission prompt: AskUserQuestion gets its answers,
+// every other call what guard says.
 func (p *policy) permit(r headless.PermissionRequest) headless.Decision {
-	switch {
-	case r.Tool == "AskUserQuestion":
+	if r.Tool == "AskUserQuestion" {
 		return p.ask(r)
+	}
+	return p.guard(r)
+}
+
+// guard keeps writes in the project and the plans directories and gh from
+// running. The session asks it through a PreToolUse hook before every
+// call of guardedTools, prompt or not.
+func (p *policy) guard(r headless.PermissionRequest) headless.Decision {
+	switch {
 	case r.Tool == "Bash":
 		if usesGitHub(gjson.GetBytes(r.Input, "command").String()) {
 			return headless.Decision{Message: dryRunMessage}
@@ -97,25 +110,49 @@ func escapePath(s string) string {
 
 // writable reports whether a write tool may write path: inside the project
 // or a plans directory once symbolic links are resolved, so that a link
-// the session made in the project does not lead a write out of it. A path
-// that does not exist yet is judged by its nearest existing ancestor (what
-// is not there cannot be a link).
+// the session made in the project does not lead a write out of it. A plans
+// directory that does not exist yet (plan mode makes it) counts as well.
 func (p *policy) writable(path string) bool {
 	if path == "" {
 		return true // the tool will complain itself
 	}
-	abs := filepath.Clean(path)
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.dir, abs)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.dir, path)
 	}
-	roots := append([]string{p.dir}, p.plans...)
-	for probe := abs; ; probe = filepath.Dir(probe) {
+	real, ok := resolve(path)
+	if !ok {
+		return false
+	}
+	for _, root := range append([]string{p.dir}, p.plans...) {
+		r, ok := resolve(root)
+		if !ok {
+			continue
+		}
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve is path with the links of its existing part resolved: what does
+// not exist yet cannot be a link. A link that leads nowhere is not resolved
+// (a write through it would land where it points).
+func resolve(path string) (string, bool) {
+	path = filepath.Clean(path)
+	rest := ""
+	for probe := path; ; probe = filepath.Dir(probe) {
 		if _, err := os.Lstat(probe); err == nil {
-			return plansdir.Within(probe, roots)
+			real, err := filepath.EvalSymlinks(probe)
+			if err != nil {
+				return "", false
+			}
+			return filepath.Join(real, rest), true
 		}
 		if filepath.Dir(probe) == probe {
-			return false
+			return "", false
 		}
+		rest = filepath.Join(filepath.Base(probe), rest)
 	}
 }
 

@@ -71,6 +71,13 @@ type Options struct {
 	Timeout time.Duration // the whole session; 0 for none
 	// Permit answers a permission prompt (Control mode). Nil allows all.
 	Permit func(PermissionRequest) Decision
+	// Guard is asked before every call of the tools GuardTools matches (a
+	// PreToolUse hook registered through the protocol, Control mode): it
+	// holds whatever the permission mode, which may let a call run without
+	// a prompt (2.1.3xx -p sessions write files unasked). A Decision that
+	// is not Allow blocks the call; Input is ignored.
+	Guard      func(PermissionRequest) Decision
+	GuardTools string // a hook matcher: "Write|Edit|Bash"
 	// Event is called for each event line as it arrives (progress).
 	Event func(Event)
 	// Log, when set, receives every line written and read, with a
@@ -199,8 +206,12 @@ func Start(ctx context.Context, o Options) (*Run, error) {
 	if o.Mode == Print {
 		stdin.Close()
 	} else {
+		var hooks any
+		if o.Guard != nil {
+			hooks = map[string]any{"PreToolUse": []any{map[string]any{"matcher": o.GuardTools, "hookCallbackIds": []string{guardCallback}}}}
+		}
 		s.write(map[string]any{"type": "control_request", "request_id": "rodin-init",
-			"request": map[string]any{"subtype": "initialize", "hooks": nil}})
+			"request": map[string]any{"subtype": "initialize", "hooks": hooks}})
 	}
 	readDone := make(chan struct{})
 	go func() {
@@ -485,48 +496,79 @@ func contentText(c gjson.Result) string {
 	return strings.Join(parts, "\n")
 }
 
+// guardCallback is the id of the PreToolUse hook rodin registers for Guard.
+const guardCallback = "rodin-guard"
+
 // answer replies to a control request from the CLI: can_use_tool through
-// Permit, anything else with an error (rodin registers no hooks or MCP
-// servers of its own).
+// Permit, rodin's PreToolUse hook through Guard, anything else with an
+// error (rodin registers no other hooks and no MCP servers).
 func (s *session) answer(ev gjson.Result) {
 	id := ev.Get("request_id").String()
 	req := ev.Get("request")
-	if req.Get("subtype").String() != "can_use_tool" {
+	var resp any
+	switch sub := req.Get("subtype").String(); {
+	case sub == "can_use_tool":
+		pr := s.request(req.Get("tool_name").String(), req.Get("input").Raw, req.Get("tool_use_id").String())
+		d := Decision{Allow: true}
+		if s.o.Permit != nil {
+			d = s.o.Permit(pr)
+		}
+		s.note(pr.ToolUseID, d, true)
+		if d.Allow {
+			input := d.Input
+			if input == nil {
+				input = pr.Input
+			}
+			resp = map[string]any{"behavior": "allow", "updatedInput": input}
+		} else {
+			resp = map[string]any{"behavior": "deny", "message": d.Message}
+		}
+	case sub == "hook_callback" && req.Get("callback_id").String() == guardCallback && s.o.Guard != nil:
+		in := req.Get("input")
+		useID := req.Get("tool_use_id").String()
+		if useID == "" {
+			useID = in.Get("tool_use_id").String()
+		}
+		pr := s.request(in.Get("tool_name").String(), in.Get("tool_input").Raw, useID)
+		resp = map[string]any{} // no opinion: the CLI's own permission flow goes on
+		if d := s.o.Guard(pr); !d.Allow {
+			s.note(pr.ToolUseID, d, false)
+			resp = map[string]any{"hookSpecificOutput": map[string]any{
+				"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": d.Message}}
+		}
+	default:
 		s.write(map[string]any{"type": "control_response", "response": map[string]any{
-			"subtype": "error", "request_id": id, "error": "rodin does not handle " + req.Get("subtype").String()}})
+			"subtype": "error", "request_id": id, "error": "rodin does not handle " + sub}})
 		return
 	}
-	pr := PermissionRequest{Tool: req.Get("tool_name").String(), Input: json.RawMessage(req.Get("input").Raw),
-		ToolUseID: req.Get("tool_use_id").String()}
-	if len(pr.Input) == 0 {
-		pr.Input = json.RawMessage("{}")
+	s.write(map[string]any{"type": "control_response", "response": map[string]any{
+		"subtype": "success", "request_id": id, "response": resp}})
+}
+
+func (s *session) request(tool, input, useID string) PermissionRequest {
+	if input == "" {
+		input = "{}"
 	}
-	d := Decision{Allow: true}
-	if s.o.Permit != nil {
-		d = s.o.Permit(pr)
-	}
-	var resp map[string]any
+	return PermissionRequest{Tool: tool, Input: json.RawMessage(input), ToolUseID: useID}
+}
+
+// note records a decision on its tool call (or for the call to come);
+// prompt counts it as a permission prompt answered.
+func (s *session) note(useID string, d Decision, prompt bool) {
 	note := "allowed"
-	if d.Allow {
-		input := d.Input
-		if input == nil {
-			input = pr.Input
-		}
-		resp = map[string]any{"behavior": "allow", "updatedInput": input}
-	} else {
-		resp = map[string]any{"behavior": "deny", "message": d.Message}
+	if !d.Allow {
 		note = "denied: " + d.Message
 	}
 	s.mu.Lock()
-	s.run.Prompts++
-	if c := s.calls[pr.ToolUseID]; c != nil {
+	defer s.mu.Unlock()
+	if prompt {
+		s.run.Prompts++
+	}
+	if c := s.calls[useID]; c != nil {
 		c.Permission = note
 	} else {
-		s.notes[pr.ToolUseID] = note
+		s.notes[useID] = note
 	}
-	s.mu.Unlock()
-	s.write(map[string]any{"type": "control_response", "response": map[string]any{
-		"subtype": "success", "request_id": id, "response": resp}})
 }
 
 // tail keeps the last 16 KiB written to it.

@@ -39,6 +39,27 @@ func fakeClaude(mode string) int {
 	case "refuse":
 		fmt.Fprintln(os.Stderr, "error: unknown option '--permission-prompt-tool'")
 		return 1
+	case "guard":
+		// rodin's PreToolUse hook: registered at initialize, asked before
+		// a Write that no permission prompt would have stopped.
+		init := next()
+		matcher := init.Get("request.hooks.PreToolUse.0.matcher").String()
+		callback := init.Get("request.hooks.PreToolUse.0.hookCallbackIds.0").String()
+		out.Encode(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": init.Get("request_id").String()}})
+		next()
+		out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{
+			map[string]any{"type": "tool_use", "id": "t1", "name": "Write", "input": map[string]any{"file_path": "/etc/passwd", "content": "x"}}}}})
+		out.Encode(map[string]any{"type": "control_request", "request_id": "h1", "request": map[string]any{"subtype": "hook_callback", "callback_id": callback,
+			"tool_use_id": "t1", "input": map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": "/etc/passwd"}, "tool_use_id": "t1"}}})
+		decision := next().Get("response.response.hookSpecificOutput")
+		out.Encode(map[string]any{"type": "user", "message": map[string]any{"content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": decision.Get("permissionDecision").String() + ": " + decision.Get("permissionDecisionReason").String()}}}})
+		out.Encode(map[string]any{"type": "assistant", "message": map[string]any{"content": []any{
+			map[string]any{"type": "text", "text": "hook matcher " + matcher}}}})
+		out.Encode(map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": "done", "num_turns": 1})
+		for in.Scan() {
+		}
+		return 0
 	case "hang":
 		next()
 		out.Encode(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": "rodin-init"}})
@@ -142,5 +163,28 @@ func TestTimeoutKills(t *testing.T) {
 	}
 	if !run.TimedOut || run.Took > 20*time.Second {
 		t.Errorf("timed out %v after %s", run.TimedOut, run.Took)
+	}
+}
+
+func TestGuardHook(t *testing.T) {
+	run, err := fake(t, "guard", Options{Prompt: "go", Timeout: 30 * time.Second, GuardTools: "Write|Edit",
+		Guard: func(r PermissionRequest) Decision {
+			if r.Tool == "Write" && strings.Contains(string(r.Input), "/etc/passwd") {
+				return Decision{Message: "outside the project"}
+			}
+			return Decision{Allow: true}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := run.Calls("Write")
+	if len(w) != 1 || w[0].Result != "deny: outside the project" || w[0].Permission != "denied: outside the project" {
+		t.Errorf("Write: %+v", w)
+	}
+	if got := strings.Join(run.Texts, " | "); got != "hook matcher Write|Edit" {
+		t.Errorf("texts: %q", got)
+	}
+	if run.Prompts != 0 {
+		t.Errorf("a hook counted as %d permission prompts", run.Prompts)
 	}
 }
