@@ -65,6 +65,10 @@ func newExerciseEnv(t *testing.T, rel claudecli.Release, srv *server) *exerciseE
 		// What a session of Claude Code sets for the commands it runs:
 		// rodin must not pass them on to the claude it starts.
 		"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli",
+		// A rodin command waiting for a subagent run gives up well inside
+		// the test's time, saying what it waited for, instead of the
+		// 9.5 minutes a real session allows.
+		"RODIN_WAIT=90s",
 	}
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		if val := os.Getenv(v); val != "" {
@@ -336,6 +340,7 @@ func testExerciseTimeout(t *testing.T, rel claudecli.Release) {
 	}
 	reportHas(t, out,
 		"| RUN-2 | The session ran to its end | Fail | timed out after",
+		"; still waiting for Bash tail -f /dev/null # "+marker,
 		"| AC-1 | The user chooses the greeting | Pass |",
 		"`tail -f /dev/null # "+marker+"`",
 	)
@@ -491,7 +496,7 @@ func testExercisePlanGate(t *testing.T, rel claudecli.Release) {
 		say("Verdict: pass (FINDING-1 is covered by GAP-1). ExitPlanMode went ahead."))
 	x := newExerciseEnv(t, rel, srv)
 	x.rodinRepo()
-	out, stderr := x.run(0, "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"))
+	out, stderr := x.run(0, "--timeout", "3m", "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"))
 	t.Logf("report:\n%s", out)
 	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: PASSED",
@@ -522,7 +527,7 @@ func testExercisePlanGateSkipped(t *testing.T, rel claudecli.Release) {
 	srv.main = []turn{writePlan, exitPlanMode, say("Verdict: pass. ExitPlanMode went ahead.")}
 	x := newExerciseEnv(t, rel, srv)
 	x.rodinRepo()
-	out, _ := x.run(1, "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"), "rodin:plan-gate")
+	out, _ := x.run(1, "--timeout", "3m", "--permission-mode", "plan", "--spec", specFile("plan-gate-spec.md"), "rodin:plan-gate")
 	reportHas(t, out,
 		"### Skill `rodin:plan-gate`: FAILED",
 		"| AC1 | The plan is checked first | Fail | no command with `rodin check` (0 Bash calls) |",

@@ -48,11 +48,12 @@ func recorded(e *env, command string, args []string) (string, *planfile.Doc, evi
 	return path, d, log, err
 }
 
-// running says that a run of agent started and has not finished.
+// running says that a run of agent started and has not finished, naming
+// the run: when it was launched and its agent id.
 func running(log evidence.Log, agent string) error {
-	for _, l := range log.Launches {
+	for id, l := range log.Launches {
 		if l.Agent == agent {
-			return withHint(fmt.Errorf("a %s run has not finished yet", agent), "wait until it finishes, then run this again")
+			return withHint(fmt.Errorf("the %s run launched at %s (agent %s) has not finished: rodin has not seen its SubagentStop", agent, l.TS, id), "wait until it finishes, then run this again")
 		}
 	}
 	return nil
@@ -60,22 +61,42 @@ func running(log evidence.Log, agent string) error {
 
 // waitLimit is how long a command waits for a run in flight: under the
 // Bash tool's longest timeout (10 minutes), which the skill asks for.
+// RODIN_WAIT sets another (tests).
 var waitLimit = 9*time.Minute + 30*time.Second
 
-// awaited is recorded, waiting while a run of agent is in flight.
-func awaited(e *env, command string, args []string, agent string) (string, *planfile.Doc, evidence.Log, error) {
-	deadline := time.Now().Add(waitLimit)
-	if d, err := time.ParseDuration(e.getenv("RODIN_WAIT")); err == nil {
-		deadline = time.Now().Add(d)
+// roundWait shows a wait limit as a person would say it.
+func roundWait(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
 	}
+	return d.Round(time.Second)
+}
+
+// awaited is recorded, waiting while a run of agent is in flight. It says
+// on stderr what it waits for and, when the limit runs out, that it gave
+// up; the caller then reports the run as not finished.
+func awaited(e *env, command string, args []string, agent string) (string, *planfile.Doc, evidence.Log, error) {
+	limit := waitLimit
+	if d, err := time.ParseDuration(e.getenv("RODIN_WAIT")); err == nil {
+		limit = d
+	}
+	start := time.Now()
 	said := false
 	for {
 		path, d, log, err := recorded(e, command, args)
-		if err != nil || running(log, agent) == nil || time.Now().After(deadline) {
+		if err != nil {
 			return path, d, log, err
 		}
+		busy := running(log, agent)
+		if busy == nil {
+			return path, d, log, nil
+		}
+		if time.Since(start) >= limit {
+			fmt.Fprintf(e.stderr, "rodin: gave up after %s waiting for the %s run to finish\n", roundWait(limit), agent)
+			return path, d, log, nil
+		}
 		if !said {
-			fmt.Fprintf(e.stderr, "rodin: waiting for the %s run to finish\n", agent)
+			fmt.Fprintf(e.stderr, "rodin: waiting up to %s: %s\n", roundWait(limit), busy.Error())
 			said = true
 		}
 		time.Sleep(250 * time.Millisecond)

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -309,17 +310,11 @@ func SealKey(getenv func(string) string, create bool) []byte {
 	if os.MkdirAll(data, 0o700) != nil {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	if err := safefile.CreateNew(path, key, 0o600); err != nil {
 		// Another hook made it first (or it is unreadable): use theirs.
 		if b, err := safefile.ReadFile(path, 64); err == nil && len(b) == 32 {
 			return b
 		}
-		return nil
-	}
-	_, werr := f.Write(key)
-	if cerr := f.Close(); werr != nil || cerr != nil {
-		os.Remove(path)
 		return nil
 	}
 	return key
@@ -367,6 +362,10 @@ func Load(path string) (Log, error) {
 	if err != nil {
 		return l, err
 	}
+	if len(b) == 0 {
+		// Being made by a hook of an older rodin (O_EXCL, then the write).
+		return l, nil
+	}
 	if l, err = decode(b); err != nil {
 		return Log{}, fmt.Errorf("%s is not readable: %v", path, err)
 	}
@@ -383,9 +382,9 @@ func Update(path string, change func(*Log) bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
-		f.Write([]byte("{}\n"))
-		f.Close()
+	// Made whole or not at all: a reader never sees it empty.
+	if err := safefile.CreateNew(path, []byte("{}\n"), 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
 	}
 	_, err := safefile.Update(path, MaxSize, func(old []byte) ([]byte, error) {
 		var l Log

@@ -226,6 +226,9 @@ func runCriteria(c Component, run *headless.Run) []Judged {
 		ended.Verdict, ended.Evidence = Fail, "interrupted"
 	case run.TimedOut:
 		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("timed out after %s; the process tree was killed", run.Took.Round(1e9))
+		if open := unfinished(run); open != "" {
+			ended.Evidence += "; still waiting for " + open
+		}
 	case run.Result == nil:
 		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("no result event (exit %d): %s", run.ExitCode, oneLine(lastLines(run.Stderr, 1), 100))
 	case run.Result.IsError:
@@ -234,6 +237,18 @@ func runCriteria(c Component, run *headless.Run) []Judged {
 		ended.Verdict, ended.Evidence = Pass, fmt.Sprintf("%s after %d turns", run.Result.Subtype, run.Result.NumTurns)
 	}
 	return []Judged{loaded, ended}
+}
+
+// unfinished names the tool calls that never got a result: what the
+// session was waiting for when it was stopped.
+func unfinished(run *headless.Run) string {
+	var open []string
+	for _, c := range run.ToolCalls {
+		if !c.Done {
+			open = append(open, fmt.Sprintf("%s %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60)))
+		}
+	}
+	return strings.Join(open, ", ")
 }
 
 var evaluatorLine = sync.OnceValue(func() *regexp.Regexp {

@@ -176,13 +176,14 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 	if o.NoControl {
 		mode = headless.Print
 	}
-	stopBeat := heartbeat(o, c, start)
-	run, err := session(ctx, c, o, out.Prompt, project, pol, mode, start)
+	calls := &pendingCalls{open: map[string]pendingCall{}}
+	stopBeat := heartbeat(o, c, start, calls)
+	run, err := session(ctx, c, o, out.Prompt, project, pol, mode, start, calls)
 	if errors.Is(err, headless.ErrNoControlProtocol) && ctx.Err() == nil {
 		progress(o, c, start, "the CLI does not speak the control protocol (%v); running without AskUserQuestion", err)
 		out.Notes = append(out.Notes, "The CLI did not answer the control protocol: "+err.Error())
 		mode = headless.Print
-		run, err = session(ctx, c, o, out.Prompt, project, pol, mode, start)
+		run, err = session(ctx, c, o, out.Prompt, project, pol, mode, start, calls)
 	}
 	stopBeat()
 	if err != nil {
@@ -247,22 +248,67 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 	return out
 }
 
-func session(ctx context.Context, c Component, o Options, prompt, project string, pol *policy, mode headless.Mode, start time.Time) (*headless.Run, error) {
+func session(ctx context.Context, c Component, o Options, prompt, project string, pol *policy, mode headless.Mode, start time.Time, calls *pendingCalls) (*headless.Run, error) {
 	return headless.Start(ctx, headless.Options{
 		Claude: o.Claude, Args: Args(c, o, mode), Dir: project, Env: o.Env, Prompt: prompt, Mode: mode,
 		Timeout: o.Timeout, Permit: pol.permit, Guard: pol.guard, GuardTools: guardedTools, Log: o.Log,
 		Event: func(e headless.Event) {
-			if e.Type != "assistant" {
+			if e.Type != "assistant" && e.Type != "user" {
 				return
 			}
 			gjson.GetBytes(e.Raw, "message.content").ForEach(func(_, b gjson.Result) bool {
-				if b.Get("type").String() == "tool_use" {
-					progress(o, c, start, "%s %s", b.Get("name").String(), oneLine(toolSummary(b.Get("input")), 70))
+				switch b.Get("type").String() {
+				case "tool_use":
+					what := b.Get("name").String() + " " + oneLine(toolSummary(b.Get("input")), 70)
+					calls.started(b.Get("id").String(), what)
+					progress(o, c, start, "%s", what)
+				case "tool_result":
+					calls.ended(b.Get("tool_use_id").String())
 				}
 				return true
 			})
 		},
 	})
+}
+
+// pendingCalls are the tool calls of the session still without a result,
+// so that a quiet session says what it waits for.
+type pendingCalls struct {
+	mu   sync.Mutex
+	open map[string]pendingCall
+}
+
+type pendingCall struct {
+	what  string
+	since time.Time
+}
+
+func (p *pendingCalls) started(id, what string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.open[id] = pendingCall{what, time.Now()}
+}
+
+func (p *pendingCalls) ended(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.open, id)
+}
+
+// oldest is the call waited on longest, "" when none is open.
+func (p *pendingCalls) oldest() (string, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var best pendingCall
+	for _, c := range p.open {
+		if best.what == "" || c.since.Before(best.since) {
+			best = c
+		}
+	}
+	if best.what == "" {
+		return "", 0
+	}
+	return best.what, time.Since(best.since)
 }
 
 // toolSummary is the part of a tool's input a person recognises it by.
@@ -307,7 +353,7 @@ func progress(o Options, c Component, start time.Time, format string, args ...an
 }
 
 // heartbeat says the session still runs when it has been quiet.
-func heartbeat(o Options, c Component, start time.Time) (stop func()) {
+func heartbeat(o Options, c Component, start time.Time, calls *pendingCalls) (stop func()) {
 	done := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -318,7 +364,11 @@ func heartbeat(o Options, c Component, start time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				progress(o, c, start, "still running (timeout %s)", o.Timeout)
+				if what, d := calls.oldest(); what != "" {
+					progress(o, c, start, "still running (timeout %s): %s has had no result for %s", o.Timeout, what, d.Round(time.Second))
+				} else {
+					progress(o, c, start, "still running (timeout %s): waiting for the model", o.Timeout)
+				}
 			}
 		}
 	}()

@@ -84,11 +84,12 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	store := evidence.Path(getenv, in.SessionID())
 	ts := Now(getenv).UTC().Format(time.RFC3339)
 
+	// A first look without the lock, to read the transcript (slow) outside
+	// it. What it saw may change before the lock is taken, and a log it
+	// cannot read (another hook making the file) is decided under the lock:
+	// a stop that is not kept leaves its run "in flight" for good.
 	log, err := evidence.Load(store)
-	if err != nil {
-		return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: %v.", agent, err)}
-	}
-	if log.Finished(id) {
+	if err == nil && log.Finished(id) {
 		return hookio.PostOutcome{}
 	}
 	var prompt string

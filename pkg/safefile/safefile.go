@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -184,4 +185,37 @@ func ReadInto(buf []byte, path string, max int64) ([]byte, error) {
 // sees the old contents or the new, never a part.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm)
+}
+
+// CreateNew makes the file at path with data, only when there is none: the
+// data is written to a temporary file beside it and linked into place, so
+// nobody ever sees the file empty or half written (an O_EXCL create
+// followed by a write shows a reader an empty file in between). It returns
+// an error satisfying errors.Is(err, fs.ErrExist) when path exists.
+func CreateNew(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = syncData(tmp)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if _, serr := os.Lstat(path); serr == nil {
+			return &os.PathError{Op: "create", Path: path, Err: fs.ErrExist}
+		}
+		return err
+	}
+	return nil
 }
