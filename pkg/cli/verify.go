@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -88,16 +89,22 @@ func findTask(s *verifygate.Session, id, file string) (string, tasks.Task, error
 		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
 		if err != nil {
 			if file != "" {
-				return "", tasks.Task{}, err
+				return "", tasks.Task{}, withHint(fmt.Errorf("cannot read the task file %s: %v", file, errors.Unwrap(err)), "name a task file of this project; `rodin tasks` lists them")
 			}
 			continue
 		}
+		var repeats []string
 		for _, t := range tasks.Parse(b) {
-			if t.ID == id {
+			switch {
+			case t.Ref == id:
 				found = append(found, rel)
 				task = t
-				break
+			case t.ID == id:
+				repeats = append(repeats, fmt.Sprintf("%s (line %d)", t.Ref, t.Line))
 			}
+		}
+		if len(repeats) > 0 && (len(found) == 0 || found[len(found)-1] != rel) {
+			return "", tasks.Task{}, withHint(fmt.Errorf("%s has %d tasks %s: %s", rel, len(repeats), id, strings.Join(repeats, ", ")), "name one of them as it is listed, e.g. rodin verify %s", strings.SplitN(repeats[0], " ", 2)[0])
 		}
 	}
 	switch len(found) {
@@ -191,34 +198,46 @@ func runVerify(e *env, args []string) error {
 	}
 	need := s.NeedOf(rel, t)
 	fmt.Fprintf(e.stdout, "rodin verify: %s (%s line %d), from %s\n", t.Name(), rel, t.Line, s.Root)
-	if need.Quality {
-		fmt.Fprintf(e.stdout, "the task names no command: running the project's quality commands (rodin checks)\n")
+	if need.Quality && len(need.Commands) > 0 {
+		why := "the task names no command"
+		if need.Prose != "" {
+			why = fmt.Sprintf("the task names no command (%q reads as prose)", need.Prose)
+		}
+		fmt.Fprintf(e.stdout, "%s: running the quality commands (%s)\n", why, need.Commands[0].Source)
 	}
 	if len(need.Commands) == 0 {
 		if need.QA {
-			fmt.Fprintf(e.stdout, "no command to run: the acceptance criteria are for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", t.ID, rel)
+			fmt.Fprintf(e.stdout, "no command to run: the acceptance criteria are for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", t.Ref, rel)
 			return nil
 		}
 		fmt.Fprintln(e.stdout, "no command could run: the task names none and the project declares none")
 		fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
 		return errSilent
 	}
-	passed, skipped, failed := 0, 0, 0
 	for _, c := range need.Commands {
-		res := runTaskCommand(s.Root, c, timeout)
+		fmt.Fprintf(e.stdout, "demands: `%s` (%s)\n", c.Run, c.Source)
+	}
+	passed, failed := 0, 0
+	for _, c := range need.Commands {
+		if w, ok := runnable(s.Root, c.Run); !ok {
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s  (not a command: %q is neither a program on PATH nor a file in the project)\n", c.Run, w)
+			continue
+		}
+		res := runTaskCommand(s.Root, c.Run, timeout)
 		switch {
 		case res.skipped:
-			skipped++
-			fmt.Fprintf(e.stdout, "SKIP  %s  (not found)\n", c)
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s  (could not run: exit %d, not found)\n", c.Run, res.exit)
 		case res.timedOut:
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c, timeout)
+			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c.Run, timeout)
 		case res.exit == 0:
 			passed++
-			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c, res.took.Round(10*time.Millisecond))
+			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c.Run, res.took.Round(10*time.Millisecond))
 		default:
 			failed++
-			fmt.Fprintf(e.stdout, "FAIL  %s  (exit %d, %s)\n", c, res.exit, res.took.Round(10*time.Millisecond))
+			fmt.Fprintf(e.stdout, "FAIL  %s  (exit %d, %s)\n", c.Run, res.exit, res.took.Round(10*time.Millisecond))
 		}
 		if res.exit != 0 && len(res.tail) > 0 {
 			fmt.Fprintf(e.stdout, "  last %d lines:\n", len(res.tail))
@@ -228,21 +247,53 @@ func runVerify(e *env, args []string) error {
 		}
 	}
 	switch {
+	case failed > 0 && need.Waiver != nil:
+		fmt.Fprintf(e.stdout, "%d of %d commands failed; the task is waived (%q)\nVERIFICATION_PASS\n", failed, len(need.Commands), need.Waiver.Reason)
+		return nil
 	case failed > 0:
 		fmt.Fprintf(e.stdout, "%d of %d commands failed\nVERIFICATION_FAIL\n", failed, len(need.Commands))
 		return errSilent
-	case passed == 0 && need.Waiver != nil:
-		fmt.Fprintf(e.stdout, "no command could run; the task is waived (%q)\nVERIFICATION_PASS\n", need.Waiver.Reason)
-		return nil
-	case passed == 0:
-		fmt.Fprintln(e.stdout, "no command could run\nVERIFICATION_FAIL")
-		return errSilent
-	}
-	if skipped > 0 {
-		fmt.Fprintf(e.stdout, "%d passed, %d could not run (not found)\n", passed, skipped)
 	}
 	fmt.Fprintln(e.stdout, "VERIFICATION_PASS")
 	return nil
+}
+
+// runnable reports whether a command line starts with something that can
+// run: a shell builtin, a program on PATH, or a file (relative to the
+// project root, where rodin verify runs it). A command read from prose
+// starts with a word that is none of these. It also returns that word.
+func runnable(root, c string) (string, bool) {
+	w := ""
+	for _, f := range strings.Fields(c) {
+		if i := strings.IndexByte(f, '='); i > 0 && !strings.ContainsAny(f[:i], "/-.") {
+			continue // VAR=value before the program
+		}
+		w = f
+		break
+	}
+	switch {
+	case w == "":
+		return w, false
+	case shellBuiltins[w]:
+		return w, true
+	case strings.ContainsRune(w, '/'):
+		p := w
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		_, err := os.Stat(p)
+		return w, err == nil
+	}
+	_, err := exec.LookPath(w)
+	return w, err == nil
+}
+
+// shellBuiltins are the words sh runs itself.
+var shellBuiltins = map[string]bool{
+	"cd": true, "test": true, "[": true, "!": true, "export": true, ".": true, "source": true, "set": true, "unset": true,
+	"if": true, "for": true, "while": true, "until": true, "case": true, "{": true, "(": true, "command": true, "exec": true,
+	"exit": true, "echo": true, "printf": true, "true": true, "false": true, ":": true, "eval": true, "trap": true, "wait": true,
+	"read": true, "shift": true, "umask": true, "ulimit": true, "type": true, "hash": true,
 }
 
 // errSilent fails a command whose output already said why (exit 1).
@@ -273,21 +324,30 @@ func runWaive(e *env, args []string) error {
 
 // taskView is one task as `rodin tasks --json` shows it.
 type taskView struct {
-	File     string         `json:"file"`
-	ID       string         `json:"id"`
-	Title    string         `json:"title"`
-	Line     int            `json:"line"`
-	Checked  bool           `json:"checked"`
-	Verify   bool           `json:"verify"`
-	Needs    []checkView    `json:"needs,omitempty"`
-	QA       *checkView     `json:"qa,omitempty"`
-	Waiver   *ledger.Waiver `json:"waiver,omitempty"`
-	Gate     string         `json:"gate,omitempty"` // "allow" or "deny": what the gate decides for its box
-	Problems string         `json:"problems,omitempty"`
+	File     string `json:"file"`
+	ID       string `json:"id"`
+	Ref      string `json:"ref"` // the id, or id#N when the id repeats in the file
+	Title    string `json:"title"`
+	Line     int    `json:"line"`
+	Checked  bool   `json:"checked"`
+	State    string `json:"state,omitempty"` // "in progress" (Kiro's [-])
+	Optional bool   `json:"optional,omitempty"`
+	Verify   bool   `json:"verify"`
+	// Commands are what a verification task demands and where each was
+	// read: Verify line, Verify block, Done when line, title, title text,
+	// Do steps, Quality Commands, the project's checks.
+	Commands []tasks.Command `json:"commands,omitempty"`
+	Prose    string          `json:"prose,omitempty"` // the title's text after its colon, read as prose: never run
+	Needs    []checkView     `json:"needs,omitempty"`
+	QA       *checkView      `json:"qa,omitempty"`
+	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
+	Gate     string          `json:"gate,omitempty"` // "allow" or "deny": what the gate decides for its box
+	Problems string          `json:"problems,omitempty"`
 }
 
 type checkView struct {
 	Command string `json:"command,omitempty"`
+	Source  string `json:"source,omitempty"`
 	State   string `json:"state"` // passed, failed, stale, not run
 	Exit    *int   `json:"exit,omitempty"`
 	At      string `json:"at,omitempty"`
@@ -326,10 +386,16 @@ func runTasks(e *env, args []string) error {
 			return err
 		}
 		for _, t := range tasks.Parse(b) {
-			views = append(views, taskView{File: rel, ID: t.ID, Title: t.Title, Line: t.Line, Checked: t.Checked, Verify: s.IsVerification(rel, t)})
-			if views[len(views)-1].Verify {
+			v := taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, Checked: t.Checked, Optional: t.Optional, Verify: s.IsVerification(rel, t)}
+			if t.InProgress {
+				v.State = "in progress"
+			}
+			if v.Verify {
+				need := s.NeedOf(rel, t)
+				v.Commands, v.Prose = need.Commands, need.Prose
 				items = append(items, verifygate.Item{File: rel, Task: t})
 			}
+			views = append(views, v)
 		}
 	}
 	verdicts := []verifygate.Verdict{}
@@ -352,7 +418,7 @@ func runTasks(e *env, args []string) error {
 				tv.Problems = v.Explain()
 			}
 			for _, f := range v.Findings {
-				cv := checkView{Command: f.Command, State: "not run"}
+				cv := checkView{Command: f.Command, Source: string(f.Source), State: "not run"}
 				if f.Run != nil {
 					cv.At = f.Run.When().Format(time.RFC3339)
 					switch {
@@ -400,9 +466,24 @@ func runTasks(e *env, args []string) error {
 		if v.Checked {
 			box = "[x]"
 		}
-		fmt.Fprintf(e.stdout, "  %s %s %s\n", box, v.ID, v.Title)
+		if v.State != "" {
+			box = "[-]"
+		}
+		ref := v.Ref
+		if ref == "" {
+			ref = v.ID
+		}
+		fmt.Fprintf(e.stdout, "  %s %s %s\n", box, ref, v.Title)
+		if v.Prose != "" {
+			fmt.Fprintf(e.stdout, "        (%q reads as prose: not run)\n", v.Prose)
+		}
+		if len(v.Needs) == 0 {
+			for _, c := range v.Commands {
+				fmt.Fprintf(e.stdout, "        demands `%s` (%s)\n", c.Run, c.Source)
+			}
+		}
 		for _, c := range v.Needs {
-			fmt.Fprintf(e.stdout, "        %-7s %s%s\n", c.State, c.Command, detail(c))
+			fmt.Fprintf(e.stdout, "        %-7s `%s` (%s)%s\n", c.State, c.Command, c.Source, detail(c))
 		}
 		if v.QA != nil {
 			fmt.Fprintf(e.stdout, "        %-7s a rodin:qa-engineer run%s\n", v.QA.State, detail(*v.QA))

@@ -2,17 +2,29 @@ package tasks
 
 import (
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
-// checkboxParser reads a GFM task-list checkbox, `[ ]`, `[x]` or `[X]`,
-// at the start of a list item's first block, as goldmark's TaskList
-// extension does. It is rodin's own because importing that extension
-// package costs every hook about a millisecond of package initialisation
-// (it compiles the linkify patterns), and the hooks start for every Bash
-// command.
+// checkBox is a task-list box at the start of a list item: GFM's `[ ]`,
+// `[x]` and `[X]`, and Kiro's `[-]` (in progress: not done) and `[ ]*`
+// (an optional task).
+type checkBox struct {
+	ast.BaseInline
+	Checked, InProgress, Optional bool
+}
+
+var kindCheckBox = ast.NewNodeKind("RodinCheckBox")
+
+func (n *checkBox) Kind() ast.NodeKind { return kindCheckBox }
+
+func (n *checkBox) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
+// checkboxParser reads the box at the start of a list item's first block,
+// as goldmark's TaskList extension does (and Kiro's two markers). It is
+// rodin's own because importing that extension package costs every hook
+// about a millisecond of package initialisation (it compiles the linkify
+// patterns), and the hooks start for every Bash command.
 type checkboxParser struct{}
 
 func (checkboxParser) Trigger() []byte { return []byte{'['} }
@@ -29,17 +41,32 @@ func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context
 	if len(line) < 3 || line[0] != '[' || line[2] != ']' {
 		return nil
 	}
+	box := &checkBox{}
 	switch line[1] {
-	case ' ', '\t', 'x', 'X':
+	case ' ', '\t':
+	case 'x', 'X':
+		box.Checked = true
+	case '-':
+		box.InProgress = true
 	default:
 		return nil
 	}
 	n := 3
-	for n < len(line) && (line[n] == ' ' || line[n] == '\t' || line[n] == '\n' || line[n] == '\r' || line[n] == '\f') {
+	if n < len(line) && line[n] == '*' {
+		box.Optional = true
+		n++
+	}
+	// A box is followed by white space or the end of the line.
+	if n < len(line) && !isSpace(line[n]) {
+		return nil
+	}
+	for n < len(line) && isSpace(line[n]) {
 		n++
 	}
 	block.Advance(n)
-	return east.NewTaskCheckBox(line[1] == 'x' || line[1] == 'X')
+	return box
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
 func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}

@@ -1,20 +1,21 @@
-// Package tasks reads a task file: the `tasks.md` of spec-driven workflows,
-// a Markdown list of checkbox tasks, some of them verification tasks
-// (`- [ ] V4 [VERIFY] Full local CI: pnpm lint && pnpm test`).
+// Package tasks reads a task file: the `tasks.md` of spec-driven workflows
+// (ralph-specum, spec-kit, Kiro, cc-sdd, OpenSpec, hand-written plans), a
+// Markdown list of checkbox tasks, some of them verification tasks.
 //
-// It parses with goldmark and a GFM task-list checkbox parser, never with
-// line patterns: a
-// checkbox inside a code block is text, and a task is exactly what a
-// Markdown renderer would show with a box.
+// It parses with goldmark and a task-list checkbox parser of its own, never
+// with line patterns: a checkbox inside a code block is text, and a task is
+// exactly what a Markdown renderer would show with a box. What a
+// verification task runs is read as a careful person would read it (see
+// Command and the sources in order), and prose is never taken for a
+// command: docs/verify-formats.md lists the shapes found in real files.
 package tasks
 
 import (
-	"bytes"
+	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/yuin/goldmark/ast"
-	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -24,37 +25,89 @@ import (
 // (the gate denies ticking a box in it, with that reason).
 const MaxSize = 4 << 20
 
+// Source says where a verification task's command was read, for messages:
+// a person seeing "from the title" next to a wrong command sees the
+// misreading at once.
+type Source string
+
+// The sources, in the order they are tried: the first that names a
+// command wins.
+const (
+	FromVerifyLine  Source = "Verify line"          // `**Verify**: \`cmd\``
+	FromVerifyBlock Source = "Verify block"         // a fence or a list of commands under **Verify**
+	FromDoneWhen    Source = "Done when line"       // `**Done when**: \`cmd\` exits 0`, with no Verify line
+	FromTitleCode   Source = "title"                // backticked commands in the title
+	FromTitleText   Source = "title text"           // the title after its colon, when it reads as a command line
+	FromDoSteps     Source = "Do steps"             // the Verify line refers to the steps: their commands
+	FromQualityList Source = "Quality Commands"     // the task file's `## Quality Commands` section
+	FromChecks      Source = "the project's checks" // rodin checks: package.json, Makefile, go.mod, …
+)
+
+// Command is one shell command line a verification task runs, as written.
+type Command struct {
+	Run    string `json:"run"`
+	Source Source `json:"source"`
+}
+
 // Task is one checkbox list item.
 type Task struct {
-	ID      string // the first word after the box: V4, 1.3
-	Title   string // the rest of the item's first line, as written
-	Checked bool
-	Line    int // 1-based line of the box
-	// Verify is set when the title holds [VERIFY].
+	ID string // the first word after the box, without a trailing dot: V4, 1.3, T001
+	// Ref names the task within its file: its ID, or ID#N for the N-th
+	// task of an ID that repeats (real files repeat ids).
+	Ref        string
+	Title      string // the rest of the item's first line, as written
+	Checked    bool
+	InProgress bool // Kiro's [-]: started, not done
+	Optional   bool // Kiro's [ ]*
+	Line       int  // 1-based line of the box
+	// Verify is set when the task carries the [VERIFY] tag (or a variant,
+	// [VERIFY:KIND]) among its leading tags.
 	Verify bool
-	// Commands are what a verification task runs, in order: the title's
-	// text after its ':' split on ` && `, else the commands in backticks on
-	// its **Verify** line. Empty means "the project's quality commands"
-	// (or, for an AC task, only a qa-engineer run).
-	Commands []string
+	Kind   string // the variant's KIND, "" for [VERIFY]
+	// Commands are what a verification task runs, in order, each with the
+	// place it was read from. Empty means "the file's quality commands, or
+	// the project's" (or, for an AC task, only a qa-engineer run).
+	Commands []Command
 	// AC is set for a verification task that checks acceptance criteria
 	// (the AC checklist): it needs a qa-engineer run.
 	AC bool
+	// Prose is the title's text after its colon when it was not read as a
+	// command (so messages can say why it was not run).
+	Prose string
 	// Text is the item's whole source, for matching a qa-engineer prompt.
 	Text string
 }
 
-// Key identifies a task within its file across edits: its ID, or its title
-// when it has none, with a counter for repeats.
-func (t Task) Key() string { return t.ID }
+// Key identifies a task within its file across edits: its Ref.
+func (t Task) Key() string { return t.Ref }
+
+// Runs are the task's command lines.
+func (t Task) Runs() []string {
+	out := make([]string, len(t.Commands))
+	for i, c := range t.Commands {
+		out[i] = c.Run
+	}
+	return out
+}
 
 // Name is how messages name the task: "V4 [VERIFY] Full local CI".
 func (t Task) Name() string {
-	s := strings.TrimSpace(t.ID + " " + t.Title)
+	id := t.Ref
+	s := strings.TrimSpace(id + " " + t.Title)
 	if i := strings.Index(s, ":"); i > 0 && t.Verify {
-		s = s[:i]
+		if j := strings.Index(s, "[VERIFY"); j < 0 || i > j+7 || !strings.HasPrefix(s[j:], "[VERIFY:") {
+			s = s[:i]
+		}
 	}
 	return s
+}
+
+// File is a parsed task file.
+type File struct {
+	Tasks []Task
+	// Quality are the commands of the file's "Quality Commands" section,
+	// the file's own answer to "what checks this project".
+	Quality []Command
 }
 
 // md is built on first use, not at package init: the hooks that link this
@@ -68,27 +121,60 @@ var md = sync.OnceValue(func() parser.Parser {
 })
 
 // Parse returns the tasks of a task file in document order.
-func Parse(src []byte) []Task {
+func Parse(src []byte) []Task { return ParseFile(src).Tasks }
+
+// ParseFile reads a task file: its tasks and its quality commands.
+func ParseFile(src []byte) File {
+	var f File
 	if len(src) > MaxSize {
-		return nil
+		return f
 	}
+	// A byte-order mark (some editors write one) is no text of the first
+	// line: a file starting with a task still starts with a list.
+	src = bytesTrimBOM(src)
 	root := md().Parse(text.NewReader(src))
 	lines := lineStarts(src)
-	var out []Task
 	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
-		item, ok := n.(*ast.ListItem)
-		if !ok {
-			return ast.WalkContinue, nil
-		}
-		if t, ok := readTask(item, src, lines); ok {
-			out = append(out, t)
+		switch n := n.(type) {
+		case *ast.Heading:
+			if strings.EqualFold(strings.TrimSpace(plain(n, src)), "Quality Commands") {
+				f.Quality = append(f.Quality, qualitySection(n, src)...)
+			}
+		case *ast.ListItem:
+			if t, ok := readTask(n, src, lines); ok {
+				f.Tasks = append(f.Tasks, t)
+			}
 		}
 		return ast.WalkContinue, nil
 	})
-	return out
+	refs(f.Tasks)
+	return f
+}
+
+// refs names tasks whose id repeats by their place among them.
+func refs(ts []Task) {
+	count := map[string]int{}
+	for _, t := range ts {
+		count[t.ID]++
+	}
+	seen := map[string]int{}
+	taken := map[string]bool{}
+	for i := range ts {
+		id := ts[i].ID
+		seen[id]++
+		ref := id
+		if count[id] > 1 {
+			ref = fmt.Sprintf("%s#%d", id, seen[id])
+		}
+		if taken[ref] || (ref != id && count[ref] > 0) {
+			ref = fmt.Sprintf("%s@line%d", id, ts[i].Line) // an id written like a ref
+		}
+		taken[ref] = true
+		ts[i].Ref = ref
+	}
 }
 
 func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
@@ -96,80 +182,25 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	if first == nil || first.FirstChild() == nil {
 		return Task{}, false
 	}
-	box, ok := first.FirstChild().(*east.TaskCheckBox)
+	box, ok := first.FirstChild().(*checkBox)
 	if !ok || first.Lines().Len() == 0 {
 		return Task{}, false
 	}
 	seg := first.Lines().At(0)
-	line := string(bytes.TrimRight(seg.Value(src), "\r\n"))
-	// The line starts with the box itself: "[ ] V4 …".
-	title := strings.TrimSpace(line)
-	if len(title) >= 3 && title[0] == '[' && title[2] == ']' {
-		title = strings.TrimSpace(title[3:])
-	}
-	t := Task{Checked: box.IsChecked, Line: lineOf(lines, seg.Start)}
-	if id, rest, ok := strings.Cut(title, " "); ok {
-		t.ID, t.Title = id, strings.TrimSpace(rest)
-	} else {
-		t.ID = title
-	}
-	t.Verify = strings.Contains(title, "[VERIFY]")
+	t := Task{Checked: box.Checked, InProgress: box.InProgress, Optional: box.Optional, Line: lineOf(lines, seg.Start)}
+	title := readTitle(first, box, seg, src)
+	t.Title = strings.TrimSpace(title.raw)
+	t.ID, t.Title = title.id(t.Title)
 	start, stop := itemSpan(item, src)
 	t.Text = string(src[start:stop])
+	t.Verify, t.Kind = title.verifyTag()
 	if !t.Verify {
 		return t, true
 	}
-	lower := strings.ToLower(t.Title + "\n" + t.Text)
-	t.AC = strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
-	_, afterTag, _ := strings.Cut(title, "[VERIFY]")
-	if _, after, ok := strings.Cut(afterTag, ":"); ok && strings.TrimSpace(after) != "" {
-		for _, c := range strings.Split(after, " && ") {
-			if c = unquote(strings.TrimSpace(c)); c != "" {
-				t.Commands = append(t.Commands, c)
-			}
-		}
-	} else {
-		t.Commands = verifyLineCommands(item, src)
-	}
+	lower := strings.ToLower(title.prose())
+	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
+	t.Commands, t.Prose = commands(item, first, title, src)
 	return t, true
-}
-
-// unquote drops the backticks around a command written as code.
-func unquote(c string) string {
-	if len(c) >= 2 && c[0] == '`' && c[len(c)-1] == '`' {
-		return strings.TrimSpace(c[1 : len(c)-1])
-	}
-	return c
-}
-
-// verifyLineCommands are the code spans of the task's **Verify** line: the
-// block (a paragraph or a list item's text) that starts with a strong
-// "Verify".
-func verifyLineCommands(item *ast.ListItem, src []byte) []string {
-	var out []string
-	found := false
-	ast.Walk(item, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering || found || n == item {
-			return ast.WalkContinue, nil
-		}
-		if n.Kind() != ast.KindParagraph && n.Kind() != ast.KindTextBlock {
-			return ast.WalkContinue, nil
-		}
-		em, ok := n.FirstChild().(*ast.Emphasis)
-		if !ok || em.Level != 2 || !strings.HasPrefix(strings.TrimSpace(plain(em, src)), "Verify") {
-			return ast.WalkSkipChildren, nil
-		}
-		found = true
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			if c.Kind() == ast.KindCodeSpan {
-				if s := strings.TrimSpace(plain(c, src)); s != "" {
-					out = append(out, s)
-				}
-			}
-		}
-		return ast.WalkStop, nil
-	})
-	return out
 }
 
 // plain is the text of an inline node's children.
@@ -255,4 +286,11 @@ func Ticked(prev, next []Task) []Task {
 		}
 	}
 	return out
+}
+
+func bytesTrimBOM(b []byte) []byte {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return b[3:]
+	}
+	return b
 }

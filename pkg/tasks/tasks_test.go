@@ -1,48 +1,158 @@
 package tasks
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-const sample = "# Tasks\n\n" +
-	"- [x] 1.1 Add parser\n" +
-	"- [ ] V1 [VERIFY] Quality check: `pnpm lint` && pnpm test\n" +
-	"  - **Do**: run them\n" +
-	"  - **Verify**: All commands exit 0\n" +
-	"- [ ] V5 [VERIFY] CI pipeline passes\n" +
-	"  - **Verify**: `gh pr checks` shows all checks passing\n" +
-	"- [X] V6 [VERIFY] AC checklist\n" +
-	"  - **Do**: Read requirements.md\n" +
-	"\n```markdown\n- [ ] V9 [VERIFY] in a fence: never-run\n```\n" +
-	"\n    - [ ] V8 [VERIFY] indented code: never-run\n" +
-	"\n* [ ] 2.1 Star bullet\n" +
-	"1. [ ] 3.1 Ordered item\n" +
-	"- [] not a box\n"
+// The programs these tests take as installed, whatever this machine has.
+func init() {
+	LookPath = func(name string) (string, error) {
+		switch name {
+		case "pnpm", "npm", "npx", "go", "make", "grep", "sh", "uv", "ruff", "test", "true", "gh", "unit-tests", "ls", "cd":
+			return "/usr/bin/" + name, nil
+		}
+		return "", exec.ErrNotFound
+	}
+}
 
-func TestParse(t *testing.T) {
+// Each shape found in real task files (docs/verify-formats.md), in our own
+// words, and what a careful reader says the task demands.
+func TestCommandsByShape(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command // nil: no command of its own
+		prose     string
+	}{
+		{"verify line, one span with &&", "- [ ] 1.5 [VERIFY] Quality checkpoint: full test suite\n  - **Do**: run it\n  - **Verify**: `pnpm lint && pnpm test`\n",
+			[]Command{{"pnpm lint && pnpm test", FromVerifyLine}}, ""},
+		{"verify line wins over prose", "- [ ] 3.3 [VERIFY] Quality checkpoint: test results\n  - **Verify**: `false`\n",
+			[]Command{{"false", FromVerifyLine}}, ""},
+		{"verify line, names aside", "- [ ] 2.1 [VERIFY] Docs\n  - **Verify**: `grep -q Usage README.md` and `README.md` mentions `VERIFICATION_PASS`\n",
+			[]Command{{"grep -q Usage README.md", FromVerifyLine}}, ""},
+		{"verify block, a line each", "- [ ] 1.3 [VERIFY] Files in place\n  - **Verify**: all must exit 0:\n    ```bash\n    # the agent file\n    test -f agents/qa.md\n    grep -q name agents/qa.md\n    ```\n",
+			[]Command{{"test -f agents/qa.md", FromVerifyBlock}, {"grep -q name agents/qa.md", FromVerifyBlock}}, ""},
+		{"verify block, one script", "- [ ] V5 [VERIFY] CI\n  - **Verify**:\n    ```bash\n    gh pr checks\n    STATUS=$?\n    if [ $STATUS -ne 0 ]; then exit 1; fi\n    ```\n",
+			[]Command{{"gh pr checks\nSTATUS=$?\nif [ $STATUS -ne 0 ]; then exit 1; fi", FromVerifyBlock}}, ""},
+		{"verify list of commands", "- [ ] V2 [VERIFY] Both\n  - **Verify**:\n    - `go vet ./...`\n    - `go test ./...`\n",
+			[]Command{{"go vet ./...", FromVerifyBlock}, {"go test ./...", FromVerifyBlock}}, ""},
+		{"done when names the command", "- [ ] Q1 [VERIFY] Quality check: index baseline\n  - **Do**: run the index check\n  - **Done when**: `npm run verify:index` exits 0.\n",
+			[]Command{{"npm run verify:index", FromDoneWhen}}, ""},
+		{"title code span", "- [ ] V1 [VERIFY] Lint passes: `make lint`\n",
+			[]Command{{"make lint", FromTitleCode}}, ""},
+		{"title text command line", "- [ ] 1.4 [VERIFY] Quality checkpoint: npm run lint && npx tsc --noEmit\n  - **Verify**: All commands exit 0\n",
+			[]Command{{"npm run lint && npx tsc --noEmit", FromTitleText}}, ""},
+		{"title prose", "- [ ] 2.3 [VERIFY] Quality checkpoint: full test suite\n", nil, "full test suite"},
+		{"title prose, test is no check", "- [ ] 3.3 [VERIFY] Quality checkpoint: test results\n", nil, "test results"},
+		{"title prose, a program then words", "- [ ] 1.9 [VERIFY] Quality checkpoint: ruff lint + format (Python files only)\n", nil, "ruff lint + format (Python files only)"},
+		{"template placeholders", "- [ ] 1.4 [VERIFY] Quality checkpoint: {{lint cmd}} && {{test cmd}}\n", nil, "{{lint cmd}} && {{test cmd}}"},
+		{"verify line refers to the steps", "- [ ] VF [VERIFY] Reproduce\n  - **Do**:\n    1. Run `uv run pytest -k login`\n    2. Compare\n  - **Verify**: both commands exit 0\n",
+			[]Command{{"uv run pytest -k login", FromDoSteps}}, ""},
+		{"verify line in prose, steps not referred to", "- [ ] 4.2 [VERIFY] Manual check\n  - **Do**: open `ls -la` output\n  - **Verify**: Confirm the calls appear together\n", nil, ""},
+		{"a sub-task's Verify is its own", "- [ ] 5 [VERIFY] Group\n  - [ ] 5.1 Sub\n    - **Verify**: `go test ./sub`\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := Parse([]byte(tc.src))
+			if len(ts) == 0 || !ts[0].Verify {
+				t.Fatalf("no verification task in %q: %+v", tc.src, ts)
+			}
+			if d := cmp.Diff(tc.want, ts[0].Commands); d != "" {
+				t.Errorf("commands (-want +got):\n%s", d)
+			}
+			if ts[0].Prose != tc.prose {
+				t.Errorf("prose %q, want %q", ts[0].Prose, tc.prose)
+			}
+		})
+	}
+}
+
+func TestTagsIDsAndBoxes(t *testing.T) {
+	src := "# Tasks\n\n" +
+		"- [ ] 1.2 Add [VERIFY] task delegation\n" + // the tag in prose
+		"- [ ] 1.3 Document `[VERIFY]` tags\n" + // in backticks
+		"- [ ] T012 [P] [US1] [VERIFY] Contract tests: `go test ./api`\n" + // spec-kit's leading tags
+		"- [ ] 4.1 [VERIFY:TEST] Unit tests\n  - **Verify**: `go test ./...`\n" +
+		"- [ ] 4.2 [VERIFY:AC] Criteria\n" +
+		"- [ ] V6 [VERIFY] AC checklist\n" +
+		"- [ ] V7 [VERIFY] Search docs\n  - **Verify**: `grep -q 'AC checklist' README.md`\n" +
+		"- [-] 2. Build the UI\n" + // Kiro: in progress
+		"  - [ ]* 2.3 Write unit tests\n" + // Kiro: optional
+		"- [x] 1. Set up\n" +
+		"- [X] **3.1** Bold id\n" +
+		"\n```\n- [ ] 9.9 [VERIFY] in a fence\n```\n" +
+		"- [] not a box\n"
 	type row struct {
-		ID, Title       string
-		Checked, Verify bool
-		AC              bool
-		Line            int
-		Commands        []string
+		ID, Ref                  string
+		Checked, InProgress, Opt bool
+		Verify                   bool
+		Kind                     string
+		AC                       bool
 	}
 	var got []row
-	for _, t := range Parse([]byte(sample)) {
-		got = append(got, row{t.ID, t.Title, t.Checked, t.Verify, t.AC, t.Line, t.Commands})
+	for _, t := range Parse([]byte(src)) {
+		got = append(got, row{t.ID, t.Ref, t.Checked, t.InProgress, t.Optional, t.Verify, t.Kind, t.AC})
 	}
 	want := []row{
-		{"1.1", "Add parser", true, false, false, 3, nil},
-		{"V1", "[VERIFY] Quality check: `pnpm lint` && pnpm test", false, true, false, 4, []string{"pnpm lint", "pnpm test"}},
-		{"V5", "[VERIFY] CI pipeline passes", false, true, false, 7, []string{"gh pr checks"}},
-		{"V6", "[VERIFY] AC checklist", true, true, true, 9, nil},
-		{"2.1", "Star bullet", false, false, false, 18, nil},
-		{"3.1", "Ordered item", false, false, false, 19, nil},
+		{"1.2", "1.2", false, false, false, false, "", false},
+		{"1.3", "1.3", false, false, false, false, "", false},
+		{"T012", "T012", false, false, false, true, "", false},
+		{"4.1", "4.1", false, false, false, true, "TEST", false},
+		{"4.2", "4.2", false, false, false, true, "AC", true},
+		{"V6", "V6", false, false, false, true, "", true},
+		{"V7", "V7", false, false, false, true, "", false},
+		{"2", "2", false, true, false, false, "", false},
+		{"2.3", "2.3", false, false, true, false, "", false},
+		{"1", "1", true, false, false, false, "", false},
+		{"3.1", "3.1", true, false, false, false, "", false},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("Parse (-want +got):\n%s", d)
+	}
+}
+
+func TestRepeatedIDs(t *testing.T) {
+	ts := Parse([]byte("- [ ] 1.24a [VERIFY] One\n  - **Verify**: `go vet ./...`\n- [ ] 1.24a [VERIFY] Two\n  - **Verify**: `go test ./...`\n- [ ] 2 Other\n"))
+	var refs []string
+	for _, t := range ts {
+		refs = append(refs, t.Ref)
+	}
+	if d := cmp.Diff([]string{"1.24a#1", "1.24a#2", "2"}, refs); d != "" {
+		t.Fatalf("refs (-want +got):\n%s", d)
+	}
+}
+
+func TestQualityCommandsSection(t *testing.T) {
+	f := ParseFile([]byte("# Tasks\n\n## Quality Commands\n\n- **Build**: N/A\n- **Lint**: `ruff check .`\n- **Test**: `uv run pytest`\n\n## Phase 1\n\n- [ ] 1.1 [VERIFY] Checkpoint\n  - **Verify**: `make -n`\n"))
+	want := []Command{{"ruff check .", FromQualityList}, {"uv run pytest", FromQualityList}}
+	if d := cmp.Diff(want, f.Quality); d != "" {
+		t.Fatalf("quality (-want +got):\n%s", d)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	for s, want := range map[string]bool{
+		"pnpm lint && pnpm test":       true,
+		"go test ./...":                true,
+		"true && test -f tasks.md":     true,
+		"sh -c 'seq 1 80; exit 3'":     true,
+		"cd web && pnpm test":          true,
+		"full test suite":              false,
+		"test results":                 false,
+		"true story":                   false,
+		"ruff + structural check":      false,
+		"echo all green":               false,
+		"parity harness baseline":      false,
+		"launch dev server and verify": false,
+		"npm run lint, then npm test":  false,
+		"sh -c 'unclosed":              false,
+		"pnpm lint &&":                 false,
+	} {
+		if got := CommandLine(s); got != want {
+			t.Errorf("CommandLine(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
 
@@ -51,24 +161,35 @@ func TestTicked(t *testing.T) {
 	next := Parse([]byte("- [x] V1 a\n- [x] V2 b\n- [ ] V3 c\n- [x] V3 c again\n- [x] V4 new\n"))
 	var ids []string
 	for _, t := range Ticked(prev, next) {
-		ids = append(ids, t.ID+":"+t.Title)
+		ids = append(ids, t.Ref+":"+t.Title)
 	}
-	if d := cmp.Diff([]string{"V1:a", "V3:c again", "V4:new"}, ids); d != "" {
+	if d := cmp.Diff([]string{"V1:a", "V3#2:c again", "V4:new"}, ids); d != "" {
 		t.Fatalf("Ticked (-want +got):\n%s", d)
 	}
 }
 
-// FuzzParse: any input parses without panicking, and a task's line is a
-// line of the input holding its box.
+// FuzzParse: any input parses without panicking, a task's line is a line
+// of the input holding its box, and refs are unique within the file.
 func FuzzParse(f *testing.F) {
-	f.Add([]byte(sample))
+	f.Add([]byte("- [ ] V1 [VERIFY] Quality check: `pnpm lint` && pnpm test\n  - **Verify**: `go test`\n"))
 	f.Add([]byte("- [x]\n"))
 	f.Add([]byte("> - [ ] V1 [VERIFY]: \n>   - **Verify**: ``"))
+	f.Add([]byte("- [ ]* 2.3 x\n- [-] 1. y\n- [ ] 1.2 [VERIFY:AC] z\n  - **Verify**:\n    ```\n    a \\\n    ```\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		lines := len(lineStarts(src))
+		seen := map[string]bool{}
 		for _, task := range Parse(src) {
 			if task.Line < 1 || task.Line > lines {
 				t.Fatalf("task %q on line %d of %d", task.ID, task.Line, lines)
+			}
+			if seen[task.Ref] {
+				t.Fatalf("ref %q twice", task.Ref)
+			}
+			seen[task.Ref] = true
+			for _, c := range task.Commands {
+				if strings.TrimSpace(c.Run) == "" || c.Source == "" {
+					t.Fatalf("empty command or source: %+v", c)
+				}
 			}
 		}
 	})

@@ -28,6 +28,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
@@ -46,8 +47,9 @@ type Session struct {
 	runsRead       bool
 	waivers        []ledger.Waiver
 	waiversRead    bool
-	quality        []string
+	quality        []tasks.Command
 	qualityRead    bool
+	fileQuality    map[string][]tasks.Command
 }
 
 // ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.
@@ -112,10 +114,15 @@ func (s *Session) Runs() ([]ledger.Run, error) {
 
 // Need is what a verification task requires.
 type Need struct {
-	Commands []string
+	Commands []tasks.Command
 	QA       bool           // a passing rodin:qa-engineer run
 	Waiver   *ledger.Waiver // set when someone waived it
-	Quality  bool           // Commands are the project's quality commands
+	// Quality is set when Commands are quality commands (the task file's
+	// Quality Commands section, else rodin checks): the task names none.
+	Quality bool
+	// Prose is the title's text after its colon when it was not read as a
+	// command: messages say it was not run.
+	Prose string
 }
 
 // snap is the task as the session began, if it was there.
@@ -144,13 +151,14 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 
 // NeedOf is what t needs: its commands and those it had when the session
 // began (rewriting a task's commands does not loosen it), a qa-engineer run
-// for an AC task, else the project's quality commands.
+// for an AC task, else the quality commands of its task file or, when it
+// has none, of the project.
 func (s *Session) NeedOf(file string, t tasks.Task) Need {
-	n := Need{Waiver: s.waiver(file, t)}
+	n := Need{Waiver: s.waiver(file, t), Prose: t.Prose}
 	seen := map[string]bool{}
-	add := func(cs []string) {
+	add := func(cs []tasks.Command) {
 		for _, c := range cs {
-			if k := Normalize(c); !seen[k] {
+			if k := Normalize(c.Run); !seen[k] {
 				seen[k] = true
 				n.Commands = append(n.Commands, c)
 			}
@@ -159,17 +167,40 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	add(t.Commands)
 	n.QA = t.AC
 	if sn := s.snap(file, t); sn != nil {
-		add(sn.Commands)
+		add(sn.TaskCommands())
 		n.QA = n.QA || sn.AC
 	}
 	if len(n.Commands) == 0 && !n.QA {
-		if !s.qualityRead {
-			s.quality, s.qualityRead = checks.Quality(checks.Discover(s.Root)), true
-		}
-		add(s.quality)
+		add(s.qualityOf(file))
 		n.Quality = true
 	}
 	return n
+}
+
+// qualityOf are the quality commands for a task of file: the file's own
+// Quality Commands section, else the project's (rodin checks), each read
+// once.
+func (s *Session) qualityOf(file string) []tasks.Command {
+	if s.fileQuality == nil {
+		s.fileQuality = map[string][]tasks.Command{}
+	}
+	q, ok := s.fileQuality[file]
+	if !ok {
+		if b, err := safefile.ReadFile(filepath.Join(s.Root, file), tasks.MaxSize); err == nil {
+			q = tasks.ParseFile(b).Quality
+		}
+		s.fileQuality[file] = q
+	}
+	if len(q) > 0 {
+		return q
+	}
+	if !s.qualityRead {
+		for _, c := range checks.Quality(checks.Discover(s.Root)) {
+			s.quality = append(s.quality, tasks.Command{Run: c, Source: tasks.FromChecks})
+		}
+		s.qualityRead = true
+	}
+	return s.quality
 }
 
 // Normalize is a command with its whitespace runs made single spaces: the
@@ -178,9 +209,10 @@ func Normalize(c string) string { return strings.Join(strings.Fields(c), " ") }
 
 // Finding is the state of one requirement.
 type Finding struct {
-	Command string      // the command, or "" for the qa-engineer run
-	Run     *ledger.Run // the latest run that speaks for it
-	Via     string      // "rodin verify V4" when that run was rodin verify
+	Command string       // the command, or "" for the qa-engineer run
+	Source  tasks.Source // where the command was read
+	Run     *ledger.Run  // the latest run that speaks for it
+	Via     string       // "rodin verify V4" when that run was rodin verify
 	Stale   freshness.Change
 }
 
@@ -236,8 +268,8 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 			v.NoCheck = true
 		}
 		for _, c := range v.Need.Commands {
-			f := Finding{Command: c}
-			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c)
+			f := Finding{Command: c.Run, Source: c.Source}
+			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run)
 			v.Findings = append(v.Findings, f)
 		}
 		if v.Need.QA {
@@ -277,14 +309,16 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 	want := Normalize(c)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		if r.Kind != ledger.KindBash || !s.sameDir(r.Cwd) {
+		if r.Kind != ledger.KindBash {
 			continue
 		}
 		got := Normalize(r.Command)
-		if got == want {
+		if got == want && s.sameDir(r.Cwd) {
 			return r, ""
 		}
-		if s.isVerifyOf(got, file, t) {
+		// rodin verify runs the task's commands from the project root
+		// wherever it is started in the project.
+		if s.inProject(r.Cwd) && s.isVerifyOf(got, file, t) {
 			return r, got
 		}
 	}
@@ -293,6 +327,10 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 
 func (s *Session) sameDir(cwd string) bool {
 	return cwd == "" || filepath.Clean(cwd) == s.Root
+}
+
+func (s *Session) inProject(cwd string) bool {
+	return cwd == "" || project.Rel(s.Root, filepath.Clean(cwd)) != "" || filepath.Clean(cwd) == s.Root
 }
 
 // isVerifyOf reports whether the normalised command is `rodin verify ID
@@ -321,7 +359,7 @@ func (s *Session) isVerifyOf(cmd, file string, t tasks.Task) bool {
 			return false
 		}
 	}
-	if id != t.ID {
+	if id != t.Ref {
 		return false
 	}
 	if fileArg != "" {
@@ -368,14 +406,15 @@ func Unverified(vs []Verdict) []Verdict {
 	return out
 }
 
-// Explain says, for one verdict, what is missing.
+// Explain says, for one verdict, what it demands (each command and where
+// it was read) and what is missing, so a misreading shows at once.
 func (v Verdict) Explain() string {
 	var parts []string
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
 	for _, f := range v.Findings {
-		what := "`" + f.Command + "`"
+		what := "`" + f.Command + "` (" + string(f.Source) + ")"
 		if f.Command == "" {
 			what = "a rodin:qa-engineer run on it"
 		}
@@ -400,7 +439,15 @@ func (v Verdict) Explain() string {
 			parts = append(parts, fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path))
 		}
 	}
-	return fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+	out := fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+	if v.Need.Quality && len(v.Need.Commands) > 0 {
+		out += " (the task names no command of its own"
+		if v.Need.Prose != "" {
+			out += fmt.Sprintf("; %q reads as prose, not as a command", v.Need.Prose)
+		}
+		out += ", so its file's or the project's quality commands stand for it)"
+	}
+	return out
 }
 
 func oneLineTail(s string) string {
@@ -430,10 +477,10 @@ func (s *Session) fixRun(vs []Verdict) string {
 			}
 		}
 		if needsCmd || v.NoCheck {
-			cmds = append(cmds, fmt.Sprintf("`rodin verify %s %s`", v.Task.ID, v.File))
+			cmds = append(cmds, fmt.Sprintf("`rodin verify %s %s`", v.Task.Ref, v.File))
 		}
 		if needsQA {
-			qa = append(qa, fmt.Sprintf("`/rodin:verify %s %s`", v.Task.ID, v.File))
+			qa = append(qa, fmt.Sprintf("`/rodin:verify %s %s`", v.Task.Ref, v.File))
 		}
 	}
 	sort.Strings(cmds)

@@ -156,7 +156,12 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		}
 		var snaps []ledger.Snap
 		for _, t := range tasks.Parse(src) {
-			snaps = append(snaps, ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Commands: t.Commands})
+			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC}
+			for _, c := range t.Commands {
+				sn.Commands = append(sn.Commands, c.Run)
+				sn.Sources = append(sn.Sources, string(c.Source))
+			}
+			snaps = append(snaps, sn)
 		}
 		b.Files[rel] = snaps
 	}

@@ -1,0 +1,385 @@
+package tasks
+
+import (
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark/ast"
+)
+
+// commands reads what a verification task runs, trying the sources in
+// order (Source); the first that names a command wins. It also returns
+// the title's text after its colon when that was read as prose.
+func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Command, string) {
+	verify := labelled(item, first, src, "verify")
+	if verify != nil {
+		if cs := spans(verify, src, FromVerifyLine); len(cs) > 0 {
+			return cs, ""
+		}
+		if cs := blockUnder(verify, src); len(cs) > 0 {
+			return cs, ""
+		}
+	}
+	if done := labelled(item, first, src, "done when"); done != nil {
+		if cs := spans(done, src, FromDoneWhen); len(cs) > 0 {
+			return cs, ""
+		}
+	}
+	var out []Command
+	for _, c := range t.code {
+		if CommandLike(c) {
+			out = append(out, Command{c, FromTitleCode})
+		}
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	prose := ""
+	if after := t.afterColon(); after != "" {
+		if CommandLine(after) {
+			return []Command{{after, FromTitleText}}, ""
+		}
+		prose = after
+	}
+	if verify != nil && refersToSteps(plain(verify, src)) {
+		if do := labelled(item, first, src, "do"); do != nil {
+			out = spans(do, src, FromDoSteps)
+			out = append(out, nested(do, src, FromDoSteps)...)
+		}
+	}
+	return out, prose
+}
+
+// labelled finds the block of the task (not of a sub-task) that starts
+// with a strong label: **Verify**:, **Done when**:, **Do**:.
+func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.Node {
+	var found ast.Node
+	ast.Walk(item, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if found != nil {
+			return ast.WalkStop, nil
+		}
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if n == first {
+			return ast.WalkSkipChildren, nil
+		}
+		if li, ok := n.(*ast.ListItem); ok && li != item && isTaskItem(li) {
+			return ast.WalkSkipChildren, nil // a sub-task speaks for itself
+		}
+		if n.Kind() != ast.KindParagraph && n.Kind() != ast.KindTextBlock {
+			return ast.WalkContinue, nil
+		}
+		if em, ok := n.FirstChild().(*ast.Emphasis); ok && em.Level == 2 {
+			name := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain(em, src)), ":")))
+			if name == label {
+				found = n
+				return ast.WalkStop, nil
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return found
+}
+
+func isTaskItem(li *ast.ListItem) bool {
+	if p := li.FirstChild(); p != nil {
+		_, ok := p.FirstChild().(*checkBox)
+		return ok
+	}
+	return false
+}
+
+// spans are the code spans of a labelled block that read as commands.
+func spans(block ast.Node, src []byte, from Source) []Command {
+	var out []Command
+	ast.Walk(block, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && n.Kind() == ast.KindCodeSpan {
+			if c := strings.TrimSpace(plain(n, src)); CommandLike(c) {
+				out = append(out, Command{c, from})
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// blockUnder are the commands of the fenced block, or of the list of
+// backticked commands, right after a **Verify** line that names none.
+func blockUnder(verify ast.Node, src []byte) []Command {
+	return nested(verify, src, FromVerifyBlock)
+}
+
+// nested are the commands in the blocks that follow a labelled line in
+// its container: the lines of a fenced code block (comments and blank
+// lines aside), the backticked commands of a list.
+func nested(label ast.Node, src []byte, from Source) []Command {
+	var out []Command
+	for n := label.NextSibling(); n != nil; n = n.NextSibling() {
+		switch b := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			out = append(out, blockCommands(b, src, from)...)
+		case *ast.List:
+			for li := b.FirstChild(); li != nil; li = li.NextSibling() {
+				if item, ok := li.(*ast.ListItem); ok && !isTaskItem(item) {
+					out = append(out, spans(item, src, from)...)
+				}
+			}
+		default:
+			return out
+		}
+	}
+	return out
+}
+
+// blockCommands reads a code block: each line a command, comments and
+// blank lines aside, when the lines stand alone; the whole block as one
+// script when they do not (a line continued with \, an if/for/while, a
+// variable set on one line and used on the next).
+func blockCommands(b ast.Node, src []byte, from Source) []Command {
+	lines := b.Lines()
+	var all, cmds []string
+	script := false
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		raw := strings.TrimRight(string(seg.Value(src)), "\r\n")
+		all = append(all, raw)
+		l := strings.TrimSpace(raw)
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		cmds = append(cmds, l)
+		if continues(l) {
+			script = true
+		}
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	if !script {
+		out := make([]Command, len(cmds))
+		for i, c := range cmds {
+			out[i] = Command{c, from}
+		}
+		return out
+	}
+	return []Command{{strings.TrimSpace(strings.Join(all, "\n")), from}}
+}
+
+// continues reports whether a line of a block leans on the lines around
+// it: a shell construct or a bare assignment.
+func continues(l string) bool {
+	if strings.HasSuffix(l, "\\") || strings.HasSuffix(l, "{") || strings.HasSuffix(l, "(") || strings.HasSuffix(l, "|") || strings.HasSuffix(l, "&&") {
+		return true
+	}
+	switch firstWord(l + " x") {
+	case "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "}", ")", "function":
+		return true
+	}
+	w := strings.Fields(l)
+	if i := strings.IndexByte(w[0], '='); len(w) == 1 && i > 0 {
+		return true // X=$(…) alone: set for the lines after it
+	}
+	return false
+}
+
+// refersToSteps reports whether a Verify line that names no command points
+// at the task's steps ("All commands exit 0", "both steps pass").
+func refersToSteps(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "command") || strings.Contains(s, "step") || strings.Contains(s, "above")
+}
+
+// qualitySection reads the commands of a "Quality Commands" section: its
+// code spans that read as commands (a list, a table, lines of text) and
+// its fenced blocks' lines, up to the next heading of its level or above.
+func qualitySection(h *ast.Heading, src []byte) []Command {
+	var out []Command
+	for n := h.NextSibling(); n != nil; n = n.NextSibling() {
+		if next, ok := n.(*ast.Heading); ok && next.Level <= h.Level {
+			break
+		}
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			out = append(out, blockCommands(n, src, FromQualityList)...)
+		default:
+			out = append(out, spans(n, src, FromQualityList)...)
+		}
+	}
+	return out
+}
+
+// LookPath finds an executable on PATH; a variable for tests.
+var LookPath = exec.LookPath
+
+var looked sync.Map // name -> bool
+
+func onPath(name string) bool {
+	if v, ok := looked.Load(name); ok {
+		return v.(bool)
+	}
+	_, err := LookPath(name)
+	looked.Store(name, err == nil)
+	return err == nil
+}
+
+// shellWords are words a command line may start with that are no program
+// on PATH: builtins and keywords a check is written with.
+var shellWords = map[string]bool{
+	"cd": true, "test": true, "[": true, "[[": true, "!": true, "export": true, "source": true, ".": true,
+	"if": true, "for": true, "set": true, "command": true, "exit": true, "echo": true, "printf": true, "true": true, "false": true,
+}
+
+// firstWord is the program a command line starts: its first word after
+// any VAR=value assignments.
+func firstWord(c string) string {
+	for _, w := range strings.Fields(c) {
+		if i := strings.IndexByte(w, '='); i > 0 && !strings.ContainsAny(w[:i], "/-.") {
+			continue
+		}
+		return w
+	}
+	return ""
+}
+
+// CommandLike reports whether a code span reads as a command line: its
+// first word is a builtin, a program on PATH, a path, or (with arguments)
+// a program's name. `requirements.md`, `VERIFICATION_PASS`, `{{test cmd}}`
+// and `## Heading` are names and values, not commands.
+func CommandLike(c string) bool {
+	w := firstWord(c)
+	switch {
+	case w == "":
+		return false
+	case shellWords[w]:
+		return true
+	case strings.ContainsRune(w, '/'):
+		return !documentExt(w)
+	case onPath(w):
+		return true
+	}
+	return len(strings.Fields(c)) > 1 && programName(w)
+}
+
+// programName is the shape of a program's name: lower case letters,
+// digits, - _ +, and a version after a dot (python3.12); a dot followed by
+// letters is a file name.
+func programName(w string) bool {
+	if w == "" || !(w[0] >= 'a' && w[0] <= 'z') {
+		return false
+	}
+	name, version, dotted := strings.Cut(w, ".")
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '+') {
+			return false
+		}
+	}
+	if dotted {
+		for _, r := range version {
+			if !(r >= '0' && r <= '9' || r == '.') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// documentExt reports whether a path names a document, not a program.
+func documentExt(p string) bool {
+	i := strings.LastIndexByte(p, '.')
+	if i < 0 || strings.ContainsRune(p[i:], '/') {
+		return false
+	}
+	switch strings.ToLower(p[i+1:]) {
+	case "md", "txt", "json", "yaml", "yml", "toml", "lock", "csv", "html", "css", "png", "svg", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "swift", "c", "h", "cpp":
+		return true
+	}
+	return false
+}
+
+// CommandLine reports whether a title's text after its colon reads as a
+// command line and not as prose: each part between && || ; | (outside
+// quotes) starts with a program on PATH, a path or cd, and every word is
+// a shell word, not a parenthesis, a lone + or a placeholder. A program
+// that exits 0 whatever follows it counts only as a check would use it
+// (`test -f x`, a bare `true`). "pnpm lint && pnpm test" is a command
+// line; "full test suite", "test results" and "ruff lint + format (Python
+// files only)" are prose.
+func CommandLine(s string) bool {
+	parts, ok := splitOperators(s)
+	if !ok {
+		return false
+	}
+	for _, p := range parts {
+		w := strings.Fields(p)
+		prog := firstWord(p)
+		if prog == "" {
+			return false
+		}
+		args := w[len(w)-1:]
+		for i, x := range w {
+			if x == prog {
+				args = w[i+1:]
+				break
+			}
+		}
+		switch prog {
+		case "test", "[":
+			if len(args) == 0 || !(strings.HasPrefix(args[0], "-") || args[0] == "!") {
+				return false
+			}
+		case "true", "false", ":":
+			if len(args) > 0 {
+				return false
+			}
+		case "echo", "printf", "yes", "sleep", "exit":
+			return false
+		case "cd":
+		default:
+			if !(strings.HasPrefix(prog, "./") || strings.HasPrefix(prog, "/") || onPath(prog)) {
+				return false
+			}
+		}
+		for _, x := range w {
+			if !hasLetterOrDigit(x) && !strings.ContainsAny(x, "/.[]!") || strings.ContainsAny(x, "(){}<>,") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// splitOperators splits a command line at && || ; | outside quotes; ok is
+// false for an unclosed quote or an empty part.
+func splitOperators(s string) (parts []string, ok bool) {
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';' || c == '|' || c == '&' && i+1 < len(s) && s[i+1] == '&':
+			if i+1 < len(s) && s[i+1] == c {
+				i++
+			}
+			parts = append(parts, b.String())
+			b.Reset()
+			continue
+		}
+		b.WriteByte(c)
+	}
+	parts = append(parts, b.String())
+	for _, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			return nil, false
+		}
+	}
+	return parts, quote == 0
+}

@@ -1,0 +1,166 @@
+package tasks
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// codeMark stands for a code span in a title's text, so that a tag or a
+// colon inside backticks is never read as one.
+const codeMark = '\x1a'
+
+// title is a task's first line after its box: its text with code spans
+// marked, and the code spans themselves.
+type title struct {
+	raw  string   // as written
+	text string   // the words outside code spans, codeMark for each span
+	code []string // the code spans, in order
+}
+
+func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) title {
+	t := title{raw: strings.TrimRight(string(src[line.Start:line.Stop]), "\r\n")}
+	// The line starts with the box itself: "[ ] V4 …", "[ ]* 2.3 …".
+	if i := strings.IndexByte(t.raw, ']'); strings.HasPrefix(t.raw, "[") && i == 2 {
+		t.raw = strings.TrimPrefix(t.raw[3:], "*")
+	}
+	var b strings.Builder
+	for n := box.NextSibling(); n != nil; n = n.NextSibling() {
+		if !onLine(n, line) {
+			break
+		}
+		t.add(n, src, &b)
+	}
+	t.text = b.String()
+	return t
+}
+
+// onLine reports whether an inline node starts on the title's line.
+func onLine(n ast.Node, line text.Segment) bool {
+	for c := ast.Node(n); c != nil; c = c.FirstChild() {
+		if tx, ok := c.(*ast.Text); ok {
+			return tx.Segment.Start < line.Stop
+		}
+	}
+	return true // no text of its own (a link with no text, raw HTML): harmless
+}
+
+func (t *title) add(n ast.Node, src []byte, b *strings.Builder) {
+	switch n := n.(type) {
+	case *ast.CodeSpan:
+		t.code = append(t.code, strings.TrimSpace(plain(n, src)))
+		b.WriteRune(codeMark)
+	case *ast.Text:
+		b.Write(n.Segment.Value(src))
+		if n.SoftLineBreak() || n.HardLineBreak() {
+			b.WriteByte(' ')
+		}
+	case *ast.String:
+		b.Write(n.Value)
+	case *ast.RawHTML:
+		// An HTML comment or tag: not words of the title.
+	default:
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			t.add(c, src, b)
+		}
+	}
+}
+
+// words are the title's words outside code spans.
+func (t title) words() []string { return strings.Fields(t.text) }
+
+// isTag reports whether a word is a tag: [P], [US1], [VERIFY], [VERIFY:TEST].
+func isTag(w string) bool {
+	w = strings.Trim(w, "*_")
+	return len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' && !strings.ContainsAny(w[1:len(w)-1], "[] ")
+}
+
+// leading are the index of the id among the words (-1 when there is none)
+// and the number of words the id and the leading tags take: tags may
+// stand before the id, after it, or both.
+func (t title) leading() (id, n int) {
+	w := t.words()
+	id = -1
+	for n < len(w) && isTag(w[n]) {
+		n++
+	}
+	if n < len(w) && (n == 0 || strings.ContainsAny(w[n], "0123456789")) && !strings.ContainsRune(w[n], codeMark) {
+		id = n
+		n++
+	}
+	for n < len(w) && isTag(w[n]) {
+		n++
+	}
+	return id, n
+}
+
+// id splits the id off the title as written: the first word, without the
+// emphasis around it and a trailing dot ("1." is task 1); "" when the
+// title starts with a tag.
+func (t title) id(raw string) (id, rest string) {
+	at, _ := t.leading()
+	if at != 0 {
+		return "", raw
+	}
+	first, rest, _ := strings.Cut(raw, " ")
+	if f := strings.Fields(raw); len(f) > 0 {
+		first = f[0]
+		rest = strings.TrimSpace(strings.TrimPrefix(raw, first))
+	}
+	return cleanID(first), rest
+}
+
+func cleanID(w string) string {
+	w = strings.Trim(w, "*_")
+	return strings.TrimRight(w, ".:")
+}
+
+// verifyTag reports whether the leading tags hold [VERIFY] or a variant
+// [VERIFY:KIND], and the KIND. The tag in the title's prose ("Add
+// [VERIFY] task delegation") or in backticks is not the tag.
+func (t title) verifyTag() (bool, string) {
+	_, n := t.leading()
+	for _, w := range t.words()[:n] {
+		w = strings.Trim(w, "*_")
+		if w == "[VERIFY]" {
+			return true, ""
+		}
+		if k, ok := strings.CutPrefix(w, "[VERIFY:"); ok {
+			return true, strings.TrimSuffix(k, "]")
+		}
+	}
+	return false, ""
+}
+
+// prose is the title's text after its id and tags, code spans dropped.
+func (t title) prose() string {
+	_, n := t.leading()
+	w := t.words()[n:]
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == codeMark {
+			return ' '
+		}
+		return r
+	}, strings.Join(w, " ")))
+}
+
+// afterColon is the title's text after the colon that follows its label
+// ("Quality checkpoint: pnpm lint && pnpm test"), "" when there is none or
+// it holds a code span.
+func (t title) afterColon() string {
+	_, n := t.leading()
+	rest := strings.Join(t.words()[n:], " ")
+	_, after, ok := strings.Cut(rest, ":")
+	after = strings.TrimSpace(after)
+	if !ok || after == "" || strings.ContainsRune(after, codeMark) {
+		return ""
+	}
+	return after
+}
+
+// hasLetterOrDigit reports whether a word is more than punctuation.
+func hasLetterOrDigit(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
