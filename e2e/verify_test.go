@@ -24,9 +24,12 @@ func TestVerifyGate(t *testing.T) { eachRelease(t, testVerifyGate) }
 const verifyTasks = `# Tasks
 
 - [x] 1.1 Write the parser
-- [ ] V1 [VERIFY] Quality check: sh check.sh
+- [ ] V1 [VERIFY] Quality check: full test suite
+  - **Do**: run the suite, fix what fails
+  - **Verify**: ` + "`sh check.sh`" + `
 - [ ] V2 [VERIFY] Tests again: sh check.sh
-- [ ] V3 [VERIFY] Final check: sh check.sh
+- [ ] V3 [VERIFY] Final check
+  - **Verify**: ` + "`sh check.sh`" + `
 `
 
 func testVerifyGate(t *testing.T, rel claudecli.Release) {
@@ -61,7 +64,7 @@ func testVerifyGate(t *testing.T, rel claudecli.Release) {
 	s.prompt("Work through tasks.md.")
 
 	first := s.waitResult("Edit", 0)
-	if !first.IsError || !strings.Contains(first.Text, "[rodin] This Edit ticks V1 [VERIFY] Quality check before its checks passed") || !strings.Contains(first.Text, "`sh check.sh` has not run in this session") {
+	if !first.IsError || !strings.Contains(first.Text, "[rodin] This Edit ticks V1 [VERIFY] Quality check before its checks passed") || !strings.Contains(first.Text, "`sh check.sh` (Verify line) has not run in this session") {
 		t.Fatalf("ticking V1 before its check ran: is_error=%v %s", first.IsError, first.Text)
 	}
 	t.Logf("the denied tick, as the model saw it: %s", first.Text)
@@ -75,7 +78,7 @@ func testVerifyGate(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("the source edit failed: %s", src.Text)
 	}
 	stale := s.waitResult("Edit", 3)
-	if !stale.IsError || !strings.Contains(stale.Text, "`sh check.sh` passed at") || !strings.Contains(stale.Text, "src/main.go changed after it") {
+	if !stale.IsError || !strings.Contains(stale.Text, "`sh check.sh` (title text) passed at") || !strings.Contains(stale.Text, "src/main.go changed after it") {
 		t.Fatalf("ticking V2 after a source edit: is_error=%v %s", stale.IsError, stale.Text)
 	}
 	t.Logf("the stale tick, as the model saw it: %s", stale.Text)
