@@ -263,14 +263,7 @@ func runVerify(e *env, args []string) error {
 // project root, where rodin verify runs it). A command read from prose
 // starts with a word that is none of these. It also returns that word.
 func runnable(root, c string) (string, bool) {
-	w := ""
-	for _, f := range strings.Fields(c) {
-		if i := strings.IndexByte(f, '='); i > 0 && !strings.ContainsAny(f[:i], "/-.") {
-			continue // VAR=value before the program
-		}
-		w = f
-		break
-	}
+	w := tasks.FirstWord(c)
 	switch {
 	case w == "":
 		return w, false

@@ -174,7 +174,7 @@ func continues(l string) bool {
 	if strings.HasSuffix(l, "\\") || strings.HasSuffix(l, "{") || strings.HasSuffix(l, "(") || strings.HasSuffix(l, "|") || strings.HasSuffix(l, "&&") {
 		return true
 	}
-	switch firstWord(l + " x") {
+	switch FirstWord(l + " x") {
 	case "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "}", ")", "function":
 		return true
 	}
@@ -232,9 +232,9 @@ var shellWords = map[string]bool{
 	"if": true, "for": true, "set": true, "command": true, "exit": true, "echo": true, "printf": true, "true": true, "false": true,
 }
 
-// firstWord is the program a command line starts: its first word after
+// FirstWord is the program a command line starts: its first word after
 // any VAR=value assignments.
-func firstWord(c string) string {
+func FirstWord(c string) string {
 	for _, w := range strings.Fields(c) {
 		if i := strings.IndexByte(w, '='); i > 0 && !strings.ContainsAny(w[:i], "/-.") {
 			continue
@@ -249,7 +249,7 @@ func firstWord(c string) string {
 // a program's name. `requirements.md`, `VERIFICATION_PASS`, `{{test cmd}}`
 // and `## Heading` are names and values, not commands.
 func CommandLike(c string) bool {
-	w := firstWord(c)
+	w := FirstWord(c)
 	switch {
 	case w == "":
 		return false
@@ -314,7 +314,7 @@ func CommandLine(s string) bool {
 	}
 	for _, p := range parts {
 		w := strings.Fields(p)
-		prog := firstWord(p)
+		prog := FirstWord(p)
 		if prog == "" {
 			return false
 		}
