@@ -194,3 +194,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Seen in real files: a byte-order mark before the first task, Windows line
+// ends, boxes inside an HTML comment and in a fenced test plan.
+func TestFileOddities(t *testing.T) {
+	src := "\xEF\xBB\xBF- [ ] 1.1 [VERIFY] First\r\n  - **Verify**: `go vet ./...`\r\n" +
+		"<!--\n- [ ] 9.1 [VERIFY] commented out\n-->\n" +
+		"- [ ] 1.2 Open a PR\n  ```\n  gh pr create --body '- [ ] tested by hand'\n  ```\n"
+	var got []string
+	for _, task := range Parse([]byte(src)) {
+		got = append(got, task.Ref)
+		if task.Ref == "1.1" && (len(task.Commands) != 1 || task.Commands[0].Run != "go vet ./...") {
+			t.Errorf("1.1 commands %+v", task.Commands)
+		}
+	}
+	if d := cmp.Diff([]string{"1.1", "1.2"}, got); d != "" {
+		t.Fatalf("tasks (-want +got):\n%s", d)
+	}
+}
