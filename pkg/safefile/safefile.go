@@ -105,10 +105,12 @@ func updateLocked(f *os.File, path string, max int64, edit func([]byte) ([]byte,
 	if !renameOverOpenFile {
 		f.Close()
 	}
-	if err := replace(path, next, locked.Mode().Perm()); err != nil {
+	// Leftovers go while the lock still covers the file at the path: once
+	// the new file is in place, a writer that locks it may already have a
+	// temporary file of its own.
+	if err := replace(path, next, locked.Mode().Perm(), removeLeftovers); err != nil {
 		return false, false, err
 	}
-	removeLeftovers(path)
 	return true, false, nil
 }
 
@@ -117,12 +119,16 @@ func updateLocked(f *os.File, path string, max int64, edit func([]byte) ([]byte,
 func tempPattern(path string) string { return "." + filepath.Base(path) + ".rodin-*.tmp" }
 
 // removeLeftovers deletes temporary files of path that a writer killed
-// mid-write left behind. It runs under the lock, so no live writer of this
-// plan has one open.
-func removeLeftovers(path string) {
+// mid-write left behind, all but keep (the caller's own). It runs under
+// the lock of the file at the path, before the rename, so no other writer
+// that updates it has one open (a CreateNew under way may lose its
+// temporary file: it then finds the file made, as it would anyway).
+func removeLeftovers(path, keep string) {
 	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path)))
 	for _, m := range matches {
-		os.Remove(m)
+		if m != keep {
+			os.Remove(m)
+		}
 	}
 }
 
@@ -136,7 +142,7 @@ var Crash func(point string)
 // and renames it over path: a reader, or a crash, sees the old file or the
 // new one, never a part. The temporary name starts with a dot and does not
 // end in .md, so nothing takes a leftover for a plan.
-func replace(path string, data []byte, perm os.FileMode) (err error) {
+func replace(path string, data []byte, perm os.FileMode, beforeRename func(path, tmp string)) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return err
@@ -169,6 +175,9 @@ func replace(path string, data []byte, perm os.FileMode) (err error) {
 	if Crash != nil {
 		Crash("before-rename")
 	}
+	if beforeRename != nil {
+		beforeRename(path, tmp.Name())
+	}
 	return os.Rename(tmp.Name(), path)
 }
 
@@ -184,7 +193,7 @@ func ReadInto(buf []byte, path string, max int64) ([]byte, error) {
 // a temporary file beside it, synced, then renamed over it, so a reader
 // sees the old contents or the new, never a part.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
-	return replace(path, data, perm)
+	return replace(path, data, perm, nil)
 }
 
 // CreateNew makes the file at path with data, only when there is none: the
