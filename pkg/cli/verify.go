@@ -267,7 +267,7 @@ func runnable(root, c string) (string, bool) {
 	switch {
 	case w == "":
 		return w, false
-	case shellBuiltins[w]:
+	case tasks.ShellBuiltin(w):
 		return w, true
 	case strings.ContainsRune(w, '/'):
 		p := w
@@ -279,14 +279,6 @@ func runnable(root, c string) (string, bool) {
 	}
 	_, err := exec.LookPath(w)
 	return w, err == nil
-}
-
-// shellBuiltins are the words sh runs itself.
-var shellBuiltins = map[string]bool{
-	"cd": true, "test": true, "[": true, "!": true, "export": true, ".": true, "source": true, "set": true, "unset": true,
-	"if": true, "for": true, "while": true, "until": true, "case": true, "{": true, "(": true, "command": true, "exec": true,
-	"exit": true, "echo": true, "printf": true, "true": true, "false": true, ":": true, "eval": true, "trap": true, "wait": true,
-	"read": true, "shift": true, "umask": true, "ulimit": true, "type": true, "hash": true,
 }
 
 // errSilent fails a command whose output already said why (exit 1).

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/safefile"
-	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
 // Run is one observed command or qa-engineer run.
@@ -140,19 +139,6 @@ type Snap struct {
 	AC       bool     `json:"ac,omitempty"`
 	Commands []string `json:"commands,omitempty"`
 	Sources  []string `json:"sources,omitempty"` // where each command was read
-}
-
-// TaskCommands are the snapshot's commands with their sources.
-func (s Snap) TaskCommands() []tasks.Command {
-	out := make([]tasks.Command, len(s.Commands))
-	for i, c := range s.Commands {
-		src := tasks.Source("as the session began")
-		if i < len(s.Sources) {
-			src = tasks.Source(s.Sources[i])
-		}
-		out[i] = tasks.Command{Run: c, Source: src}
-	}
-	return out
 }
 
 // Baseline is what the verify gate took at session start: the project, its

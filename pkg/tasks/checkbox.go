@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"sync"
+
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -14,9 +16,11 @@ type checkBox struct {
 	Checked, InProgress, Optional bool
 }
 
-var kindCheckBox = ast.NewNodeKind("RodinCheckBox")
+// kindCheckBox is registered on first use, not at package init: the hooks
+// that link this package mostly never parse a task file.
+var kindCheckBox = sync.OnceValue(func() ast.NodeKind { return ast.NewNodeKind("RodinCheckBox") })
 
-func (n *checkBox) Kind() ast.NodeKind { return kindCheckBox }
+func (n *checkBox) Kind() ast.NodeKind { return kindCheckBox() }
 
 func (n *checkBox) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
 

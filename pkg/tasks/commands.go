@@ -225,11 +225,16 @@ func onPath(name string) bool {
 	return err == nil
 }
 
-// shellWords are words a command line may start with that are no program
-// on PATH: builtins and keywords a check is written with.
-var shellWords = map[string]bool{
-	"cd": true, "test": true, "[": true, "[[": true, "!": true, "export": true, "source": true, ".": true,
-	"if": true, "for": true, "set": true, "command": true, "exit": true, "echo": true, "printf": true, "true": true, "false": true,
+// ShellBuiltin reports whether sh runs a command line's first word itself
+// (a builtin or a keyword): it is a command without being a program on
+// PATH.
+func ShellBuiltin(w string) bool {
+	switch w {
+	case "cd", "test", "[", "[[", "!", "export", ".", "source", "set", "unset", "if", "for", "while", "until", "case",
+		"{", "(", "command", "exec", "exit", "echo", "printf", "true", "false", ":", "eval", "trap", "umask", "ulimit":
+		return true
+	}
+	return false
 }
 
 // FirstWord is the program a command line starts: its first word after
@@ -253,7 +258,7 @@ func CommandLike(c string) bool {
 	switch {
 	case w == "":
 		return false
-	case shellWords[w]:
+	case ShellBuiltin(w):
 		return true
 	case strings.ContainsRune(w, '/'):
 		return !documentExt(w)

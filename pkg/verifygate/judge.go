@@ -167,7 +167,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	add(t.Commands)
 	n.QA = t.AC
 	if sn := s.snap(file, t); sn != nil {
-		add(sn.TaskCommands())
+		add(snapCommands(*sn))
 		n.QA = n.QA || sn.AC
 	}
 	if len(n.Commands) == 0 && !n.QA {
@@ -175,6 +175,20 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		n.Quality = true
 	}
 	return n
+}
+
+// snapCommands are a task's commands as the session began, with their
+// sources.
+func snapCommands(sn ledger.Snap) []tasks.Command {
+	out := make([]tasks.Command, len(sn.Commands))
+	for i, c := range sn.Commands {
+		src := tasks.Source("as the session began")
+		if i < len(sn.Sources) {
+			src = tasks.Source(sn.Sources[i])
+		}
+		out[i] = tasks.Command{Run: c, Source: src}
+	}
+	return out
 }
 
 // qualityOf are the quality commands for a task of file: the file's own
