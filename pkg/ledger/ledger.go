@@ -150,6 +150,9 @@ type Baseline struct {
 	Root   string            `json:"root"`
 	Config json.RawMessage   `json:"config"`
 	Files  map[string][]Snap `json:"files"` // by path relative to the root
+	// Quality are each task file's own Quality Commands, by path: a
+	// section added during the session counts from the next.
+	Quality map[string][]string `json:"quality,omitempty"`
 }
 
 func baselinePath(data, session string) string {

@@ -53,12 +53,12 @@ func (t *title) add(n ast.Node, src []byte, b *strings.Builder) {
 		t.code = append(t.code, strings.TrimSpace(plain(n, src)))
 		b.WriteRune(codeMark)
 	case *ast.Text:
-		b.Write(n.Segment.Value(src))
+		b.WriteString(Visible(string(n.Segment.Value(src))))
 		if n.SoftLineBreak() || n.HardLineBreak() {
 			b.WriteByte(' ')
 		}
 	case *ast.String:
-		b.Write(n.Value)
+		b.WriteString(Visible(string(n.Value)))
 	case *ast.RawHTML:
 		// An HTML comment or tag: not words of the title.
 	default:
@@ -113,7 +113,7 @@ func (t title) id(raw string) (id, rest string) {
 }
 
 func cleanID(w string) string {
-	w = strings.Trim(w, "*_")
+	w = strings.Trim(Visible(w), "*_")
 	return strings.TrimRight(w, ".:")
 }
 
@@ -164,3 +164,21 @@ func (t title) afterColon() string {
 func hasLetterOrDigit(w string) bool {
 	return strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
+
+// Visible drops Unicode format characters (zero-width spaces and joiners,
+// direction marks, the word joiner, a BOM): text that looks the same reads
+// the same, so an id or a tag cannot be hidden from rodin by an invisible
+// character.
+func Visible(s string) string {
+	if strings.IndexFunc(s, isFormat) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isFormat(r rune) bool { return r >= 0x80 && unicode.Is(unicode.Cf, r) }

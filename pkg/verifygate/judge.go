@@ -125,17 +125,40 @@ type Need struct {
 	Prose string
 }
 
-// snap is the task as the session began, if it was there.
-func (s *Session) snap(file string, t tasks.Task) *ledger.Snap {
+// snaps are the task as the session began: the snapshot under its key,
+// else those of its id (its key is new when a task of the same id was
+// written beside it: tasks of a repeated id are told apart by place, and
+// giving a verification task's id to a new task must not make it another
+// task), none when it was not there.
+func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	if s.Baseline == nil {
 		return nil
 	}
-	for i, sn := range s.Baseline.Files[file] {
-		if sn.Key == t.Key() {
-			return &s.Baseline.Files[file][i]
+	fs := s.Baseline.Files[file]
+	for i := range fs {
+		if fs[i].Key == t.Key() {
+			return []*ledger.Snap{&fs[i]}
 		}
 	}
-	return nil
+	var out []*ledger.Snap
+	for i := range fs {
+		if id, _, _ := strings.Cut(fs[i].Key, "#"); id == t.ID || strings.HasPrefix(fs[i].Key, t.ID+"@line") {
+			out = append(out, &fs[i])
+		}
+	}
+	return out
+}
+
+// wasChecked reports whether the task's box was ticked when the session
+// began (every snapshot it may be).
+func (s *Session) wasChecked(file string, t tasks.Task) bool {
+	sns := s.snaps(file, t)
+	for _, sn := range sns {
+		if !sn.Checked {
+			return false
+		}
+	}
+	return len(sns) > 0
 }
 
 // IsVerification reports whether t is a verification task now or was one
@@ -145,8 +168,12 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 	if t.Verify {
 		return true
 	}
-	sn := s.snap(file, t)
-	return sn != nil && sn.Verify
+	for _, sn := range s.snaps(file, t) {
+		if sn.Verify {
+			return true
+		}
+	}
+	return false
 }
 
 // NeedOf is what t needs: its commands and those it had when the session
@@ -166,7 +193,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	}
 	add(t.Commands)
 	n.QA = t.AC
-	if sn := s.snap(file, t); sn != nil {
+	for _, sn := range s.snaps(file, t) {
 		add(snapCommands(*sn))
 		n.QA = n.QA || sn.AC
 	}
@@ -192,15 +219,19 @@ func snapCommands(sn ledger.Snap) []tasks.Command {
 }
 
 // qualityOf are the quality commands for a task of file: the file's own
-// Quality Commands section, else the project's (rodin checks), each read
-// once.
+// Quality Commands section as the session began (as the file is, for a
+// file new since), else the project's (rodin checks), each read once.
 func (s *Session) qualityOf(file string) []tasks.Command {
 	if s.fileQuality == nil {
 		s.fileQuality = map[string][]tasks.Command{}
 	}
 	q, ok := s.fileQuality[file]
 	if !ok {
-		if b, err := safefile.ReadFile(filepath.Join(s.Root, file), tasks.MaxSize); err == nil {
+		if s.Baseline != nil && s.Baseline.Files[file] != nil {
+			for _, c := range s.Baseline.Quality[file] {
+				q = append(q, tasks.Command{Run: c, Source: tasks.FromQualityList})
+			}
+		} else if b, err := safefile.ReadFile(filepath.Join(s.Root, file), tasks.MaxSize); err == nil {
 			q = tasks.ParseFile(b).Quality
 		}
 		s.fileQuality[file] = q

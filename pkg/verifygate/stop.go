@@ -95,7 +95,7 @@ func (s *Session) tickedSinceStart() []Item {
 			if !t.Checked || !s.IsVerification(rel, t) {
 				continue
 			}
-			if sn := s.snap(rel, t); sn != nil && sn.Checked {
+			if s.wasChecked(rel, t) {
 				continue
 			}
 			items = append(items, Item{File: rel, Task: t})
@@ -155,7 +155,14 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			continue
 		}
 		var snaps []ledger.Snap
-		for _, t := range tasks.Parse(src) {
+		f := tasks.ParseFile(src)
+		for _, c := range f.Quality {
+			if b.Quality == nil {
+				b.Quality = map[string][]string{}
+			}
+			b.Quality[rel] = append(b.Quality[rel], c.Run)
+		}
+		for _, t := range f.Tasks {
 			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC}
 			for _, c := range t.Commands {
 				sn.Commands = append(sn.Commands, c.Run)
