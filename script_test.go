@@ -141,6 +141,9 @@ func setup(env *testscript.Env) error {
 		}
 	}
 	env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+	// PATH as it is on a machine without Claude Code, for the scripts that
+	// show what rodin does then: a user's own claude is left out.
+	env.Setenv("PATH_NO_CLAUDE", withoutProgram(env.Getenv("PATH"), "claude"))
 	// What a build by the launcher needs from the developer's Go setup.
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
 		if val := goEnv(v); val != "" {
@@ -154,6 +157,19 @@ func setup(env *testscript.Env) error {
 	env.Setenv("REPO", repo)
 	env.Setenv("PLATFORM", runtime.GOOS+"-"+runtime.GOARCH)
 	return nil
+}
+
+// withoutProgram is the list of directories path, less those that hold an
+// executable named name.
+func withoutProgram(path, name string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
 }
 
 var (
