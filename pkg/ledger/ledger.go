@@ -35,6 +35,28 @@ type Run struct {
 	Tail    string `json:"tail,omitempty"`   // qa: the end of its answer
 }
 
+// Exits that are not a process's: a run that did not finish in the
+// foreground, or that Claude Code did not report as it was. None is a pass.
+const (
+	ExitInterrupted = -1 // interrupted, killed, or no exit code reported
+	ExitBackground  = -2 // run in the background, or moved there: reported at launch
+	ExitUnsandboxed = -3 // asked to leave Claude Code's sandbox
+	ExitInterpreted = -4 // a non-zero exit Claude Code read as no error (grep's 1)
+)
+
+// ExitMeaning says what a negative exit stands for.
+func ExitMeaning(exit int) string {
+	switch exit {
+	case ExitBackground:
+		return "it ran in the background, so its outcome reached no hook"
+	case ExitUnsandboxed:
+		return "it asked to run outside Claude Code's sandbox (dangerouslyDisableSandbox)"
+	case ExitInterpreted:
+		return "it exited non-zero (Claude Code read the exit as no error)"
+	}
+	return "interrupted"
+}
+
 // The kinds of run.
 const (
 	KindBash = "bash"

@@ -248,9 +248,24 @@ func (s *Session) qualityOf(file string) []tasks.Command {
 	return s.quality
 }
 
-// Normalize is a command with its whitespace runs made single spaces: the
-// form two commands are compared in.
-func Normalize(c string) string { return strings.Join(strings.Fields(c), " ") }
+// Normalize is the form two commands are compared in: the command less
+// its leading and trailing white space. Inner white space is the
+// command's own: `go⏎test ./...` is two commands to the shell, and
+// `a  'b  c'` is not `a 'b c'`.
+func Normalize(c string) string { return strings.TrimSpace(c) }
+
+// Evidential reports whether a run of command c can be evidence at all: a
+// command that holds a line break, or any other control character than a
+// tab, is never evidence (the shell runs each line as a command of its own,
+// so `rodin verify V1 --timeout⏎true` exits as `true` does).
+func Evidential(c string) bool {
+	for _, r := range strings.TrimSpace(c) {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // Finding is the state of one requirement.
 type Finding struct {
@@ -354,7 +369,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 	want := Normalize(c)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		if r.Kind != ledger.KindBash {
+		if r.Kind != ledger.KindBash || !Evidential(r.Command) {
 			continue
 		}
 		got := Normalize(r.Command)
@@ -363,7 +378,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
-		if s.inProject(r.Cwd) && s.isVerifyOf(got, file, t) {
+		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) {
 			return r, got
 		}
 	}
@@ -378,12 +393,15 @@ func (s *Session) inProject(cwd string) bool {
 	return cwd == "" || project.Rel(s.Root, filepath.Clean(cwd)) != "" || filepath.Clean(cwd) == s.Root
 }
 
-// isVerifyOf reports whether the normalised command is `rodin verify ID
-// [FILE] [--timeout D]`, and nothing else: no pipe, no `|| true`, no
-// redirection, no second command.
-func (s *Session) isVerifyOf(cmd, file string, t tasks.Task) bool {
-	f := strings.Fields(cmd)
-	if len(f) < 3 || filepath.Base(f[0]) != "rodin" || f[1] != "verify" {
+// isVerifyOf reports whether the command is `rodin verify ID [FILE]
+// [--timeout D]`, and nothing else: no pipe, no `|| true`, no redirection,
+// no second command, no expansion. rodin is named as a program on PATH
+// (the PATH of Claude Code's shell, which no Bash call can change for the
+// next): a path to a file called rodin (`.tools/rodin`) is another
+// program. A relative FILE is read from cwd, where the command ran.
+func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task) bool {
+	f, ok := shellWords(cmd)
+	if !ok || len(f) < 3 || f[0] != "rodin" || f[1] != "verify" {
 		return false
 	}
 	id, rest := "", f[2:]
@@ -410,18 +428,61 @@ func (s *Session) isVerifyOf(cmd, file string, t tasks.Task) bool {
 	if fileArg != "" {
 		p := fileArg
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(s.Root, p)
+			if cwd == "" {
+				cwd = s.Root
+			}
+			p = filepath.Join(cwd, p)
 		}
 		if project.Rel(s.Root, p) != file {
 			return false
 		}
 	}
-	for _, a := range f {
-		if strings.ContainsAny(a, "|;&<>`$()") {
-			return false
+	return true
+}
+
+// shellWords splits a command into the words sh would pass, for commands
+// made of plain words and quoted strings only: anything the shell would
+// expand, redirect, chain or treat as a comment makes it false.
+func shellWords(cmd string) ([]string, bool) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(cmd[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(cmd[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(cmd[i+1:], '"')
+			if j < 0 || strings.ContainsAny(cmd[i+1:i+1+j], "$`\\!") {
+				return nil, false
+			}
+			w.WriteString(cmd[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '#' && !inWord, strings.IndexByte("|;&<>`$()\\*?[]{}~!\n\r", c) >= 0:
+			return nil, false
+		default:
+			w.WriteByte(c)
+			inWord = true
 		}
 	}
-	return true
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, true
 }
 
 func latestQA(runs []ledger.Run, prompt string) *ledger.Run {
@@ -473,7 +534,7 @@ func (v Verdict) Explain() string {
 		case f.Command != "" && f.Run.Exit != 0:
 			how := fmt.Sprintf("exit %d", f.Run.Exit)
 			if f.Run.Exit < 0 {
-				how = "interrupted"
+				how = ledger.ExitMeaning(f.Run.Exit)
 			}
 			if f.Via != "" {
 				parts = append(parts, fmt.Sprintf("%s failed under `%s` (%s)", what, f.Via, how))

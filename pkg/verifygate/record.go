@@ -37,28 +37,49 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	r.Agent, _, _ = in.Field("agent_id")
 	switch in.HookEventName() {
 	case "PostToolUse":
-		if in.Get("tool_response.interrupted").Bool() {
-			r.Exit = -1
-		}
+		r.Exit = finishedExit(in)
 	case "PostToolUseFailure":
 		r.Exit = exitCode(in)
 	default:
 		return hookio.PostOutcome{}
 	}
+	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
+		r.Exit = ledger.ExitUnsandboxed
+	}
 	ledger.Append(data, session, r)
 	return hookio.PostOutcome{}
+}
+
+// finishedExit is the exit a PostToolUse reports: 0 only for a call that
+// ran in the foreground to its end and that Claude Code did not read a
+// non-zero exit of as no error. A call run in the background, or moved
+// there when it outlived its timeout or the user pressed Ctrl+B, gets
+// PostToolUse at launch: its outcome reaches no hook.
+func finishedExit(in hookio.Input) int {
+	res := in.Get("tool_response")
+	switch {
+	case res.Get("backgroundTaskId").String() != "" || res.Get("backgroundedByUser").Bool() || res.Get("timedOutAfterMs").Exists():
+		return ledger.ExitBackground
+	case res.Get("interrupted").Bool():
+		return ledger.ExitInterrupted
+	case res.Get("returnCodeInterpretation").String() != "":
+		// grep's 1 ("No matches found") and the like: a non-zero exit
+		// Claude Code reports as success.
+		return ledger.ExitInterpreted
+	}
+	return 0
 }
 
 // exitCode reads "Exit code N" at the start of a failure's error; -1 when
 // it is not there (interrupted, timed out, refused).
 func exitCode(in hookio.Input) int {
 	if in.Get("is_interrupt").Bool() {
-		return -1
+		return ledger.ExitInterrupted
 	}
 	e, _, _ := in.Field("error")
 	rest, ok := strings.CutPrefix(e, "Exit code ")
 	if !ok {
-		return -1
+		return ledger.ExitInterrupted
 	}
 	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
 	if end < 0 {
@@ -66,7 +87,7 @@ func exitCode(in hookio.Input) int {
 	}
 	n, err := strconv.Atoi(rest[:end])
 	if err != nil || n == 0 {
-		return -1 // a failure is never a pass
+		return ledger.ExitInterrupted // a failure is never a pass
 	}
 	return n
 }
