@@ -92,10 +92,11 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
 	}
 	if guard.Guards(tool) {
-		// A plan file is the guard's; any other Markdown file may be a
-		// task file, the verify gate's.
+		// A plan file is the guard's; any Markdown file may be a task
+		// file, the verify gate's, a plan file in a plans directory too:
+		// both judge it, and a deny of either stands.
 		if getenv("RODIN_GATE") != "off" {
-			if out, planFile := guard.Decide(in, getenv); planFile {
+			if out, planFile := guard.Decide(in, getenv); planFile && out.Deny {
 				return out
 			}
 		}
