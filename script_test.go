@@ -447,13 +447,18 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 
 // bigfile FILE MiB writes a plan of that many MiB: a heading, then lines.
 func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: bigfile FILE MiB")
+	if neg || (len(args) != 2 && len(args) != 3) {
+		ts.Fatalf("usage: bigfile FILE MiB | bigfile FILE BYTES CHAR")
 	}
-	mib, err := strconv.Atoi(args[1])
+	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
+	if len(args) == 3 {
+		// BYTES bytes of CHAR: a file of one character, e.g. all quotes.
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), bytes.Repeat([]byte(args[2]), n), 0o644))
+		return
+	}
 	line := []byte("- a step of a very long plan, repeated until the file is large enough\n")
-	data := append([]byte("# Big plan\n\n"), bytes.Repeat(line, mib<<20/len(line)+1)...)
+	data := append([]byte("# Big plan\n\n"), bytes.Repeat(line, n<<20/len(line)+1)...)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
 }
 

@@ -412,23 +412,53 @@ type StopOutcome struct {
 	SystemMessage string
 }
 
+// stopHookActive reports whether raw, an input that does not parse, says
+// `"stop_hook_active": true`.
+func stopHookActive(raw []byte) bool {
+	_, rest, ok := bytes.Cut(raw, []byte(`"stop_hook_active"`))
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	rest, ok2 := bytes.CutPrefix(rest, []byte(":"))
+	return ok && ok2 && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte("true"))
+}
+
 // RunStop reads the input, asks decide, and writes the outcome. A block is
 // `{"decision":"block","reason":…}` on stdout for Stop and SubagentStop,
 // and the reason on stderr with exit 2 for TaskCompleted, which reads no
-// JSON decision. Unreadable input and a panic never block: a Stop hook that
-// blocks on its own failure would hold the session in a loop; they become
-// a note for the user instead.
+// JSON decision. Unreadable input and a panic block once, as any state the
+// gate cannot read does: when the input says the stop already follows a
+// block (stop_hook_active), or cannot say, they let it through with a
+// note, so that a session is never held in a loop.
 func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopOutcome) (code int) {
+	var raw []byte
+	var in Input
+	fail := func(what string) int {
+		again := in.Get("stop_hook_active").Bool()
+		if in.raw == "" {
+			again = !bytes.Contains(raw, []byte(`"stop_hook_active"`)) || stopHookActive(raw)
+		}
+		if again {
+			writeObject(stdout, "systemMessage", "[rodin] The verify gate did not check the task boxes: "+what+". Any box ticked in this session is unverified. To fix: run `rodin doctor`.")
+			return 0
+		}
+		reason := "[rodin] The verify gate cannot check the task boxes: " + what + ". To fix: run `rodin doctor`; this stop is blocked once."
+		if in.HookEventName() == "TaskCompleted" {
+			io.WriteString(stderr, reason+"\n")
+			return 2
+		}
+		writeObject(stdout, "decision", "block", "reason", reason)
+		return 0
+	}
 	defer func() {
 		if v := recover(); v != nil {
-			writeObject(stdout, "systemMessage", fmt.Sprintf("[rodin] The verify gate failed (internal error: %v) and did not check the task boxes. To fix: report this with `rodin doctor` output.", v))
-			code = 0
+			code = fail(fmt.Sprintf("it failed (internal error: %v)", v))
 		}
 	}()
-	in, err := Read(stdin)
+	raw, err := readAll(stdin)
+	if err == nil {
+		in, err = Read(bytes.NewReader(raw))
+	}
 	if err != nil {
-		writeObject(stdout, "systemMessage", fmt.Sprintf("[rodin] The verify gate did not check the task boxes: %v. To fix: update rodin (`rodin doctor`).", err))
-		return 0
+		return fail(err.Error())
 	}
 	out := decide(in)
 	out.Reason, out.SystemMessage = oneLine(out.Reason), oneLine(out.SystemMessage)

@@ -12,8 +12,11 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,10 +32,22 @@ type Run struct {
 	Command string `json:"cmd,omitempty"`
 	Exit    int    `json:"exit"`
 	Cwd     string `json:"cwd,omitempty"`
-	Agent   string `json:"agent,omitempty"`  // agent_id when a subagent ran it
-	Prompt  string `json:"prompt,omitempty"` // qa: what it was asked
-	Pass    bool   `json:"pass,omitempty"`   // qa: ended VERIFICATION_PASS with no failed AC
-	Tail    string `json:"tail,omitempty"`   // qa: the end of its answer
+	Agent   string `json:"agent,omitempty"` // agent_id when a subagent ran it
+	// PromptSum is the SHA-256 (hex) of what a qa run was asked, its line
+	// endings and trailing blank space aside: a digest, so that a huge
+	// prompt makes no huge record.
+	PromptSum string `json:"psum,omitempty"`
+	Pass      bool   `json:"pass,omitempty"`    // qa: ended VERIFICATION_PASS with no failed AC
+	Tail      string `json:"tail,omitempty"`    // qa: the end of its answer
+	Resumed   bool   `json:"resumed,omitempty"` // qa: a later answer of a run that had answered (SendMessage): never evidence
+	Oversize  bool   `json:"big,omitempty"`     // its command was too long to keep: it matches no task command
+}
+
+// SumPrompt is the PromptSum of a prompt.
+func SumPrompt(p string) string {
+	p = strings.TrimRight(strings.ReplaceAll(p, "\r\n", "\n"), " \t\n")
+	sum := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(sum[:])
 }
 
 // Exits that are not a process's: a run that did not finish in the
@@ -61,16 +76,22 @@ func ExitMeaning(exit int) string {
 const (
 	KindBash = "bash"
 	KindQA   = "qa"
+	// KindUnticked notes a box rodin unticked at a stop (Command is
+	// FILE:REF): it is no run, and no evidence.
+	KindUnticked = "unticked"
 )
 
 // When is the run's time.
 func (r Run) When() time.Time { return time.Unix(0, r.Time) }
 
-// Limits: a command longer than MaxCommand is not kept (no task runs one),
-// and the log is compacted to its newer half past MaxLog.
+// Limits: a command longer than MaxCommand is kept as a run of no command
+// (no task runs one; its exit still counts as a run), an answer's tail is
+// cut to MaxTail, so that no record is longer than MaxRecord, and the log
+// is compacted to its newer half past MaxLog.
 const (
 	MaxCommand = 4 << 10
-	MaxPrompt  = 64 << 10
+	MaxTail    = 2000
+	MaxRecord  = 64 << 10
 	MaxLog     = 1 << 20
 )
 
@@ -82,10 +103,10 @@ func logPath(data, session string) string { return filepath.Join(Dir(data), sess
 // Append adds a run to the session's log.
 func Append(data, session string, r Run) error {
 	if len(r.Command) > MaxCommand {
-		return nil
+		r.Command, r.Oversize = "", true
 	}
-	if len(r.Prompt) > MaxPrompt {
-		r.Prompt = r.Prompt[:MaxPrompt]
+	if len(r.Tail) > MaxTail {
+		r.Tail = strings.ToValidUTF8(r.Tail[len(r.Tail)-MaxTail:], "")
 	}
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -130,27 +151,55 @@ func compact(p string) error {
 	return err
 }
 
-// Runs reads the session's log, oldest first. Lines that do not parse (a
-// crash mid-write) are skipped.
-func Runs(data, session string) ([]Run, error) {
+// Runs reads the session's log, oldest first. A line that does not parse
+// (a crash mid-write, a full disk) or is longer than MaxRecord (no record
+// rodin writes is) is damage: the runs before it are dropped too, since
+// the run it held may have been a later failure of one of them, and
+// skipped counts what was lost. Damage costs evidence, never the rest of
+// the log, and never turns a failure into a pass. Only a log that cannot
+// be read is an error.
+func Runs(data, session string) (runs []Run, skipped int, err error) {
 	f, err := os.Open(logPath(data, session))
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	var out []Run
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 2*MaxPrompt)
-	for sc.Scan() {
-		var r Run
-		if json.Unmarshal(sc.Bytes(), &r) == nil && (r.Kind == KindBash || r.Kind == KindQA) {
-			out = append(out, r)
+	br := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(line)+len(chunk) > MaxRecord {
+				long, line = true, line[:0]
+			} else if !long {
+				line = append(line, chunk...)
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		if !long {
+			line = append(line, chunk...)
+		}
+		if l := bytes.TrimSpace(line); len(l) > 0 || long {
+			var r Run
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked) {
+				runs = append(runs, r)
+			} else {
+				skipped += len(runs) + 1
+				runs = runs[:0]
+			}
+		}
+		line, long = line[:0], false
+		if err == io.EOF {
+			return runs, skipped, nil
 		}
 	}
-	return out, sc.Err()
 }
 
 // Snap is a task as it stood when the session began.

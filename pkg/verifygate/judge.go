@@ -45,11 +45,15 @@ type Session struct {
 	Baseline       *ledger.Baseline // nil when the session has none
 	runs           []ledger.Run
 	runsRead       bool
-	waivers        []ledger.Waiver
-	waiversRead    bool
-	quality        []tasks.Command
-	qualityRead    bool
-	fileQuality    map[string][]tasks.Command
+	// Damaged counts the records lost to damage in the run log (with the
+	// runs before them, which the damage may have overruled): messages
+	// say so, since it is why a check that ran asks to run again.
+	Damaged     int
+	waivers     []ledger.Waiver
+	waiversRead bool
+	quality     []tasks.Command
+	qualityRead bool
+	fileQuality map[string][]tasks.Command
 }
 
 // ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.
@@ -103,11 +107,11 @@ func (s *Session) waiver(file string, t tasks.Task) *ledger.Waiver {
 // Runs is the session's evidence, read once.
 func (s *Session) Runs() ([]ledger.Run, error) {
 	if !s.runsRead {
-		r, err := ledger.Runs(s.Data, s.ID)
+		r, skipped, err := ledger.Runs(s.Data, s.ID)
 		if err != nil {
 			return nil, err
 		}
-		s.runs, s.runsRead = r, true
+		s.runs, s.Damaged, s.runsRead = r, skipped, true
 	}
 	return s.runs, nil
 }
@@ -294,10 +298,17 @@ type Verdict struct {
 	Need     Need
 	Findings []Finding
 	NoCheck  bool // it needs commands and none were found
+	Damaged  int  // records lost to damage in the run log (Session.Damaged)
+	// Unreadable is set when the evidence could not be read: the task is
+	// unverified, and this says why.
+	Unreadable string
 }
 
 // OK reports whether the box may be ticked.
 func (v Verdict) OK() bool {
+	if v.Unreadable != "" {
+		return false
+	}
 	if v.Need.Waiver != nil {
 		return true
 	}
@@ -323,7 +334,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	var times []time.Time
 	var refs []*Finding
 	for _, it := range items {
-		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task)}
+		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task), Damaged: s.Damaged}
 		if len(v.Need.Commands) == 0 && !v.Need.QA {
 			v.NoCheck = true
 		}
@@ -485,20 +496,16 @@ func shellWords(cmd string) ([]string, bool) {
 	return words, true
 }
 
+// latestQA is the latest qa-engineer run given prompt. A later answer of
+// a run (resumed by SendMessage) is a run of its own that never passes.
 func latestQA(runs []ledger.Run, prompt string) *ledger.Run {
-	want := NormalizePrompt(prompt)
+	want := ledger.SumPrompt(prompt)
 	for i := len(runs) - 1; i >= 0; i-- {
-		if runs[i].Kind == ledger.KindQA && NormalizePrompt(runs[i].Prompt) == want {
+		if runs[i].Kind == ledger.KindQA && runs[i].PromptSum == want {
 			return &runs[i]
 		}
 	}
 	return nil
-}
-
-// NormalizePrompt compares prompts as provenance does: line endings and
-// trailing blank space do not matter.
-func NormalizePrompt(p string) string {
-	return strings.TrimRight(strings.ReplaceAll(p, "\r\n", "\n"), " \t\n")
 }
 
 // Unverified are the verdicts that do not allow the box.
@@ -516,6 +523,9 @@ func Unverified(vs []Verdict) []Verdict {
 // it was read) and what is missing, so a misreading shows at once.
 func (v Verdict) Explain() string {
 	var parts []string
+	if v.Unreadable != "" {
+		parts = append(parts, "rodin cannot read this session's evidence ("+v.Unreadable+"), so it is unverified")
+	}
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
@@ -529,6 +539,8 @@ func (v Verdict) Explain() string {
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
 		case f.Run == nil:
 			parts = append(parts, what+" has not run in this session")
+		case f.Command == "" && f.Run.Resumed:
+			parts = append(parts, "the last rodin:qa-engineer answer on it came from a run that had answered before and was resumed (SendMessage): only a run's first answer counts, so start a new one")
 		case f.Command == "" && !f.Run.Pass:
 			parts = append(parts, "the last rodin:qa-engineer run on it did not pass ("+oneLineTail(f.Run.Tail)+")")
 		case f.Command != "" && f.Run.Exit != 0:
@@ -546,6 +558,9 @@ func (v Verdict) Explain() string {
 		}
 	}
 	out := fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+	if v.Damaged > 0 {
+		out += fmt.Sprintf(" (rodin's record of this session's runs was damaged: %d earlier records no longer count)", v.Damaged)
+	}
 	if v.Need.Quality && len(v.Need.Commands) > 0 {
 		out += " (the task names no command of its own"
 		if v.Need.Prose != "" {

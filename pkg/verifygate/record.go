@@ -108,8 +108,25 @@ func RecordQA(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return hookio.PostOutcome{SystemMessage: "[rodin] The rodin:qa-engineer run could not be recorded as evidence: its prompt is unreadable (" + err.Error() + ")."}
 	}
 	msg, _, _ := in.Field("last_assistant_message")
-	r := ledger.Run{Time: freshness.Now().UnixNano(), Kind: ledger.KindQA, Prompt: prompt, Pass: QAPassed(msg), Tail: tail(msg, 2000)}
+	r := ledger.Run{Time: freshness.Now().UnixNano(), Kind: ledger.KindQA, PromptSum: ledger.SumPrompt(prompt), Pass: QAPassed(msg), Tail: msg}
 	r.Agent, _, _ = in.Field("agent_id")
+	// Only a run's first answer is independent: a run resumed through
+	// SendMessage answers again as the same agent, after being told what
+	// to say. Its later answers are recorded as such and never pass. A log
+	// that cannot be read says nothing of earlier answers, so the answer is
+	// taken as a later one.
+	runs, _, err := ledger.Runs(data, session)
+	for _, o := range runs {
+		if o.Kind == ledger.KindQA && o.Agent != "" && o.Agent == r.Agent {
+			r.Resumed = true
+		}
+	}
+	if err != nil || r.Agent == "" {
+		r.Resumed = true
+	}
+	if r.Resumed {
+		r.Pass = false
+	}
 	ledger.Append(data, session, r)
 	return hookio.PostOutcome{}
 }
@@ -132,11 +149,4 @@ func QAPassed(msg string) bool {
 		}
 	}
 	return true
-}
-
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[len(s)-n:]
 }

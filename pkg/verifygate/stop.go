@@ -28,17 +28,26 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 // a verification task ticked during this session lacks passing checks for
 // the code as it stands, which catches boxes ticked through Bash. It
 // blocks once in a row: when Claude Code says the stop already follows a
-// block (stop_hook_active), it lets the session stop and tells the user
-// which tasks are unverified.
+// block (stop_hook_active), it lets the session stop, and a box still
+// ticked without its checks does not survive it: rodin unticks it, keeps a
+// note of that in the session's record, and says so (to the model in the
+// block, to the user in a systemMessage, and in the task file itself,
+// which is all a `claude -p` loop leaves behind).
+//
+// State rodin cannot read (a damaged or missing record of the session's
+// start, an unreadable run log) means "unverified": the stop is blocked
+// once with what is wrong, never let through in silence.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if Off(getenv) {
 		return hookio.StopOutcome{}
 	}
+	again := in.Get("stop_hook_active").Bool()
 	s, err := Open(getenv, in.SessionID(), in.Cwd())
 	if err != nil {
-		return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate did not check the task boxes: " + err.Error() + ". To fix: run `rodin doctor`."}
+		return unverifiable(in, again, "rodin cannot read its record of this session ("+err.Error()+"), so it cannot tell whether a verification task was ticked without its checks. To fix: run `rodin doctor`")
 	}
 	var items []Item
+	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
 		it, ok := s.completedTask(in)
 		if !ok {
@@ -47,19 +56,27 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		items = []Item{it}
 	} else {
 		if s.Baseline == nil {
-			if _, err := TakeBaseline(getenv, in.SessionID(), in.Cwd()); err == nil {
-				return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate had no record of the task boxes when this session began (was the plugin installed mid-session?); it counts from the boxes as they are now."}
+			// No record of the boxes at the session's start (it could not
+			// be written, or was deleted): every checked verification task
+			// is judged, since rodin cannot tell which were ticked now.
+			noBaseline = true
+			items = s.checkedNow()
+			if _, err := TakeBaseline(getenv, in.SessionID(), in.Cwd()); err != nil && len(items) == 0 {
+				return unverifiable(in, again, "rodin has no record of the task boxes at this session's start and cannot write one ("+err.Error()+"). To fix: free space in rodin's data directory, then run `rodin doctor`")
 			}
-			return hookio.StopOutcome{}
+		} else {
+			items = s.tickedSinceStart()
 		}
-		items = s.tickedSinceStart()
 	}
 	if len(items) == 0 {
 		return hookio.StopOutcome{}
 	}
 	vs, err := s.Judge(items)
 	if err != nil {
-		return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate cannot read this session's evidence: " + err.Error() + "."}
+		vs = nil
+		for _, it := range items {
+			vs = append(vs, Verdict{File: it.File, Task: it.Task, Unreadable: err.Error()})
+		}
 	}
 	bad := Unverified(vs)
 	if len(bad) == 0 {
@@ -76,10 +93,64 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		what = "cannot be completed"
 	}
 	msg := fmt.Sprintf("[rodin] %s %s without passing checks for the code as it stands. %s", names(bad), what, explainAll(bad))
-	if in.Get("stop_hook_active").Bool() {
+	if noBaseline {
+		msg += " (rodin has no record of the task boxes at this session's start, so it judged every checked verification task.)"
+	}
+	if !again {
+		return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or untick the box until they pass."}
+	}
+	if noBaseline {
+		// They may have been ticked before this session: rodin does not
+		// touch them, and says they are unverified.
 		return hookio.StopOutcome{SystemMessage: msg + " rodin blocked this stop once already, so it lets it through: these tasks are unverified."}
 	}
-	return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or untick the box until they pass."}
+	unticked, failed := s.untick(bad)
+	s.noteUnticked(unticked)
+	out := msg + " rodin blocked this stop once already, so it lets it through"
+	if len(unticked) > 0 {
+		out += " and has unticked " + names(unticked) + " in the task file (boxes ticked without their checks do not outlive the session)"
+	}
+	if failed != "" {
+		out += "; it could not untick " + failed + ": these tasks are unverified"
+	}
+	return hookio.StopOutcome{SystemMessage: out + "."}
+}
+
+// unverifiable is the outcome when rodin cannot judge: block once with
+// what is wrong, then let the stop through with it said.
+func unverifiable(in hookio.Input, again bool, what string) hookio.StopOutcome {
+	if in.HookEventName() == "TaskCompleted" {
+		if !strings.Contains(readSubject(in), "[VERIFY]") {
+			return hookio.StopOutcome{}
+		}
+		return hookio.StopOutcome{Block: true, Reason: "[rodin] This task cannot be completed: " + what + "."}
+	}
+	if again {
+		return hookio.StopOutcome{SystemMessage: "[rodin] The verify gate did not check the task boxes: " + what + ". rodin blocked this stop once already, so it lets it through: any box ticked in this session is unverified."}
+	}
+	return hookio.StopOutcome{Block: true, Reason: "[rodin] The verify gate cannot check the task boxes: " + what + "."}
+}
+
+func readSubject(in hookio.Input) string {
+	s, _, _ := in.Field("task_subject")
+	return s
+}
+
+// checkedNow are the verification tasks checked now.
+func (s *Session) checkedNow() []Item {
+	var items []Item
+	for _, rel := range project.TaskFiles(s.Root, s.Config) {
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks.Parse(b) {
+			if t.Checked && s.IsVerification(rel, t) {
+				items = append(items, Item{File: rel, Task: t})
+			}
+		}
+	}
+	return items
 }
 
 // tickedSinceStart are the verification tasks checked now that were not
