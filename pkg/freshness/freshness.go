@@ -5,7 +5,10 @@
 // any file of the project's source tree (project.Tree: hidden directories,
 // node_modules, the root .gitignore's patterns, the configured ignores and
 // the task files left out) has a modification or status-change time at or
-// after T. T is read from the clock files are stamped with (Now), and a
+// after T, and so is a directory's (its entries added, removed or renamed,
+// or itself renamed), except a directory that holds a task file and those
+// above it. T is
+// read from the clock files are stamped with (Now), and a
 // change in the same tick as T counts: the rule errs toward rerunning. The status-change time (ctime) moves on every write and cannot be set
 // back with `touch`, so a file edited through Bash counts as much as one
 // edited with the Edit tool. Files the checks themselves write while they
@@ -19,6 +22,7 @@ package freshness
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -51,13 +55,33 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 	}
 	// The names first (a cheap walk: no stat), then the stats, which are
 	// most of the cost, spread over the CPUs.
-	var files []string
+	var files, dirs []string
+	taskDirs := map[string]bool{}
 	t.Walk(func(rel string, d fs.DirEntry) error {
-		if !project.MatchAny(t.Config.TaskFiles, rel) {
+		switch {
+		case d.IsDir():
+			dirs = append(dirs, rel)
+		case project.MatchAny(t.Config.TaskFiles, rel):
+			for d := path.Dir(rel); d != "." && !taskDirs[d]; d = path.Dir(d) {
+				taskDirs[d] = true
+			}
+		default:
 			files = append(files, rel)
 		}
 		return nil
 	})
+	// A directory's times move when an entry is added, removed or renamed
+	// in it, and when it is renamed itself: `mv parser .parser`, a test
+	// run, and back leaves every file's times as they were but parser's.
+	// A directory that holds a task file, and those above it, are left
+	// out: the agent writes task and progress files and new spec folders
+	// there, which is no change of the code (a directory renamed is still
+	// seen: its own times move).
+	for _, d := range dirs {
+		if !taskDirs[d] {
+			files = append(files, d)
+		}
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0)*2, len(files)/256))
 	changed := make([]Change, workers)
 	par.Do(workers, func(w int) {

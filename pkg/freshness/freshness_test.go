@@ -29,7 +29,7 @@ func TestNewest(t *testing.T) {
 	write(t, filepath.Join(root, ".gitignore"), "# build output\ndist/\n*.log\n/coverage\n")
 	mid := time.Now()
 	time.Sleep(10 * time.Millisecond)
-	for _, p := range []string{"tasks.md", "dist/x.js", "out.log", "coverage/c.out", ".cache/k", "node_modules/m/i.js", "specs/s/.progress.md"} {
+	for _, p := range []string{"tasks.md", "dist/x.js", "out.log", "coverage/c.out", ".cache/k", "node_modules/m/i.js", "specs/s/.progress.md", "specs/s/tasks.md", "specs/t/tasks.md"} {
 		write(t, filepath.Join(root, p), "x")
 	}
 	tree := project.NewTree(root, project.Defaults())
@@ -43,6 +43,20 @@ func TestNewest(t *testing.T) {
 	got := Newest(tree, []time.Time{mid, time.Now().Add(time.Hour)})
 	if got[0].Path != "src/a.go" || got[1].Path != "" {
 		t.Fatalf("Newest = %+v, want src/a.go after mid and nothing after the future", got)
+	}
+	// A directory renamed away and back: no file's times move, its own do.
+	time.Sleep(10 * time.Millisecond)
+	mid = time.Now()
+	time.Sleep(10 * time.Millisecond)
+	src, away := filepath.Join(root, "src"), filepath.Join(root, ".src")
+	if err := os.Rename(src, away); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(away, src); err != nil {
+		t.Fatal(err)
+	}
+	if got := Newest(tree, []time.Time{mid}); got[0].Path != "src" {
+		t.Fatalf("Newest after src was renamed away and back = %+v, want src", got)
 	}
 }
 

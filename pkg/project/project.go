@@ -172,8 +172,9 @@ func NewTree(root string, c Config) *Tree {
 	return &Tree{Root: root, Config: c, ignore: readGitignore(filepath.Join(root, ".gitignore"))}
 }
 
-// Walk calls visit for each file of the tree, and for task files too: the
-// caller tells them apart with Config.IsTaskFile.
+// Walk calls visit for each file of the tree, task files too (the caller
+// tells them apart with Config.IsTaskFile), and for each directory it
+// enters but the root (d.IsDir()).
 func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 	return filepath.WalkDir(t.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -191,7 +192,7 @@ func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 			if strings.HasPrefix(name, ".") || name == "node_modules" || t.ignored(rel, true) {
 				return filepath.SkipDir
 			}
-			return nil
+			return visit(rel, d)
 		}
 		if !d.Type().IsRegular() || t.ignored(rel, false) {
 			return nil
