@@ -196,8 +196,15 @@ func runVerify(e *env, args []string) error {
 			timeout = d
 		}
 	}
-	need := s.NeedOf(rel, t)
+	// Judged as the tick would judge it: a task new since the session
+	// began stands for the verification tasks gone from its file.
+	ticked := t
+	ticked.Checked = true
+	need := s.NeedOf(rel, ticked)
 	fmt.Fprintf(e.stdout, "rodin verify: %s (%s line %d), from %s\n", t.Name(), rel, t.Line, s.Root)
+	if len(need.StandsFor) > 0 {
+		fmt.Fprintf(e.stdout, "it is new since the session began and stands for %s, gone from the file: their commands run too\n", strings.Join(need.StandsFor, ", "))
+	}
 	if need.Quality && len(need.Commands) > 0 {
 		why := "the task names no command"
 		if need.Prose != "" {

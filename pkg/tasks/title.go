@@ -182,3 +182,7 @@ func Visible(s string) string {
 }
 
 func isFormat(r rune) bool { return r >= 0x80 && unicode.Is(unicode.Cf, r) }
+
+// IsFormat reports whether r is an invisible format character (Unicode
+// Cf) that Visible drops.
+func IsFormat(r rune) bool { return isFormat(r) }

@@ -54,6 +54,7 @@ type Session struct {
 	quality     []tasks.Command
 	qualityRead bool
 	fileQuality map[string][]tasks.Command
+	present     map[string][]tasks.Task // SetPresent
 }
 
 // ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.
@@ -127,6 +128,51 @@ type Need struct {
 	// Prose is the title's text after its colon when it was not read as a
 	// command: messages say it was not run.
 	Prose string
+	// StandsFor are the verification tasks, open when the session began
+	// and gone now, whose checks this new task's tick must pass too.
+	StandsFor []string
+}
+
+// SetPresent tells the session what file's tasks are as judged: the file
+// as an edit would leave it. Unset, they are read from the file.
+func (s *Session) SetPresent(file string, ts []tasks.Task) {
+	if s.present == nil {
+		s.present = map[string][]tasks.Task{}
+	}
+	s.present[file] = ts
+}
+
+// vanished are the verification tasks of file that were open when the
+// session began and that no task of the file, as judged, carries the id
+// of.
+func (s *Session) vanished(file string) []*ledger.Snap {
+	if s.Baseline == nil {
+		return nil
+	}
+	present, ok := s.present[file]
+	if !ok {
+		b, err := safefile.ReadFile(filepath.Join(s.Root, file), tasks.MaxSize)
+		if err != nil {
+			return nil
+		}
+		present = tasks.Parse(b)
+		s.SetPresent(file, present)
+	}
+	ids := map[string]bool{}
+	for _, t := range present {
+		ids[t.ID] = true
+	}
+	var out []*ledger.Snap
+	fs := s.Baseline.Files[file]
+	for i := range fs {
+		sn := &fs[i]
+		id, _, _ := strings.Cut(sn.Key, "#")
+		id, _, _ = strings.Cut(id, "@line")
+		if sn.Verify && !sn.Checked && !ids[id] {
+			out = append(out, sn)
+		}
+	}
+	return out
 }
 
 // snaps are the task as the session began: the snapshot under its key,
@@ -197,7 +243,24 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	}
 	add(t.Commands)
 	n.QA = t.AC
-	for _, sn := range s.snaps(file, t) {
+	sns := s.snaps(file, t)
+	if len(sns) == 0 && t.Checked {
+		// A task new since the session began, ticked: it stands for the
+		// verification tasks of its file that were open then and are gone
+		// now (renamed to it, or removed while it was written), so that
+		// renaming V1 to V1a, rewriting its command and ticking it is
+		// judged as a tick of V1.
+		for _, sn := range s.vanished(file) {
+			n.StandsFor = append(n.StandsFor, sn.Key)
+			cs := snapCommands(*sn)
+			for i := range cs {
+				cs[i].Source = tasks.Source(sn.Key + "'s " + string(cs[i].Source) + ", as the session began")
+			}
+			add(cs)
+			n.QA = n.QA || sn.AC
+		}
+	}
+	for _, sn := range sns {
 		add(snapCommands(*sn))
 		n.QA = n.QA || sn.AC
 	}
@@ -558,6 +621,9 @@ func (v Verdict) Explain() string {
 		}
 	}
 	out := fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+	if len(v.Need.StandsFor) > 0 {
+		out += fmt.Sprintf(" (it is new since the session began, and %s, open then, is gone from the file: ticking it counts as ticking %s, renamed or replaced)", strings.Join(v.Need.StandsFor, ", "), strings.Join(v.Need.StandsFor, ", "))
+	}
 	if v.Damaged > 0 {
 		out += fmt.Sprintf(" (rodin's record of this session's runs was damaged: %d earlier records no longer count)", v.Damaged)
 	}

@@ -54,9 +54,14 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if len(next) > tasks.MaxSize {
 		return deny("This %s would make %s larger than %d MiB, more than rodin reads. To fix: split the task file.", tool, rel, tasks.MaxSize>>20)
 	}
+	before, after := tasks.Parse(old), tasks.Parse([]byte(next))
+	if line, r := invisibleAdded(before, after, old, []byte(next)); line > 0 {
+		return deny("This %s puts an invisible character (U+%04X) into the task on line %d of %s: rodin reads ids and tags without such characters, and they make one task look like another. To fix: write the task line without it.", tool, r, line, rel)
+	}
+	s.SetPresent(rel, after)
 	var items []Item
-	for _, t := range tasks.Ticked(tasks.Parse(old), tasks.Parse([]byte(next))) {
-		if s.IsVerification(rel, t) {
+	for _, t := range tasks.Ticked(before, after) {
+		if s.IsVerification(rel, t) || len(s.NeedOf(rel, t).StandsFor) > 0 {
 			items = append(items, Item{File: rel, Task: t})
 		}
 	}
@@ -128,4 +133,34 @@ func waived(vs []Verdict) string {
 		}
 	}
 	return strings.Join(w, ", ")
+}
+
+// invisibleAdded finds a Unicode format character (zero-width space,
+// joiners, direction marks) on a task's line of next that the file did not
+// have on its task lines before: the line and the character, 0 when none.
+func invisibleAdded(before, after []tasks.Task, old, next []byte) (int, rune) {
+	count := func(ts []tasks.Task, src []byte) (int, int, rune) {
+		lines := strings.Split(string(src), "\n")
+		n, first, r := 0, 0, rune(0)
+		for _, t := range ts {
+			if t.Line < 1 || t.Line > len(lines) {
+				continue
+			}
+			for _, c := range lines[t.Line-1] {
+				if tasks.IsFormat(c) {
+					if n == 0 {
+						first, r = t.Line, c
+					}
+					n++
+				}
+			}
+		}
+		return n, first, r
+	}
+	had, _, _ := count(before, old)
+	has, line, r := count(after, next)
+	if has > had {
+		return line, r
+	}
+	return 0, 0
 }
