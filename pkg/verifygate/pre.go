@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/project"
@@ -49,6 +51,11 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	next, ok := edits.Apply(tool, input, string(old), exists)
 	if !ok {
+		// Claude Code fails it, unless it matches in a way rodin does not
+		// know: a tick rodin cannot replay is not let through unjudged.
+		if ticksABox(input) {
+			return deny("rodin cannot find this %s's old_string in %s as Claude Code would match it, and its new_string ticks a box, so it cannot judge the tick. To fix: Read %s and edit with its exact text.", tool, rel, rel)
+		}
 		return hookio.NoDecision // the tool fails on its own
 	}
 	if len(next) > tasks.MaxSize {
@@ -163,4 +170,16 @@ func invisibleAdded(before, after []tasks.Task, old, next []byte) (int, rune) {
 		return line, r
 	}
 	return 0, 0
+}
+
+// ticksABox reports whether an edit's new text holds a ticked box its old
+// text does not.
+func ticksABox(input gjson.Result) bool {
+	n := func(s string) int { return strings.Count(s, "[x]") + strings.Count(s, "[X]") }
+	for _, e := range append([]gjson.Result{input}, input.Get("edits").Array()...) {
+		if n(e.Get("new_string").String()) > n(e.Get("old_string").String()) {
+			return true
+		}
+	}
+	return false
 }
