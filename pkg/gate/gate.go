@@ -151,6 +151,16 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if doc.Malformed() {
 		return deny("The rodin markers in %s are malformed: %s. To fix: correct the markers, then run /rodin:plan-gate.", path, doc.ProblemSummary())
 	}
+	// The critic is shown the plan without its gaps block: anything but gap
+	// entries there (plan steps above all) would pass unreviewed, whether
+	// or not the skill's `rodin check` step ran.
+	if stray := doc.StrayGapsLines(); len(stray) > 0 {
+		more := ""
+		if len(stray) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(stray)-1)
+		}
+		return deny("The gaps block of %s holds more than gap entries: %s%s. The critic never sees the gaps block, so anything there is unreviewed. To fix: move it above `<!-- rodin:gaps:start -->` (each gap is `### GAP-<n>: <title>` with its Severity and Description items), then run /rodin:plan-gate.", path, stray[0], more)
+	}
 	// Claude Code sends the file's own text; only a text that differs needs
 	// a parse of its own.
 	if hasText && !planText.Equals(data) {
