@@ -16,6 +16,7 @@ import (
 	"github.com/rodin-gate/rodin/internal/claudecli"
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/cli"
+	"github.com/rodin-gate/rodin/pkg/provenance"
 )
 
 func runClaude(t *testing.T, claude, home, dir string, args ...string) string {
@@ -178,6 +179,27 @@ func TestVersionsAgree(t *testing.T) {
 		}
 		if got := gjson.GetBytes(b, f.path).String(); got != cli.Version {
 			t.Errorf("%s %s = %q, rodin says %q", f.file, f.path, got, cli.Version)
+		}
+	}
+}
+
+// TestAgentModelsAgree: the model family the plan gate expects a critic or
+// validator run to resolve to is the one its agent file names.
+func TestAgentModelsAgree(t *testing.T) {
+	for agent, want := range provenance.AgentModels {
+		b, err := os.ReadFile(filepath.Join("plugin", "agents", strings.TrimPrefix(agent, "rodin:")+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		front, _, _ := strings.Cut(strings.TrimPrefix(string(b), "---\n"), "\n---")
+		got := ""
+		for _, l := range strings.Split(front, "\n") {
+			if v, ok := strings.CutPrefix(l, "model:"); ok {
+				got = strings.TrimSpace(v)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: the agent file says model %q, provenance.AgentModels %q", agent, got, want)
 		}
 	}
 }

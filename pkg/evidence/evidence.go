@@ -50,9 +50,9 @@ const MaxAnswer = 48 << 10
 // CriticRun is what the hooks saw of one rodin:critic run.
 type CriticRun struct {
 	AgentID  string `json:"agent_id,omitempty"`
-	Plan     string `json:"plan"`      // the plan digest when the prompt was exactly `rodin prompt critic` output; else ""
-	GapsSeen bool   `json:"gaps_seen"` // the prompt held text from the gaps block
-	Model    string `json:"model,omitempty"`
+	Plan     string `json:"plan"`             // the plan digest when the prompt was exactly `rodin prompt critic` output; else ""
+	GapsSeen bool   `json:"gaps_seen"`        // the prompt held text from the gaps block
+	Model    string `json:"model,omitempty"`  // what overrode the agent's model or effort (provenance.Override), "" when nothing did
 	Findings string `json:"findings"`         // digest of the findings as parsed; "" when unparseable
 	Answer   string `json:"answer,omitempty"` // the answer itself, up to MaxAnswer bytes (rodin prompt validator quotes it)
 	High     int    `json:"high"`
@@ -67,8 +67,8 @@ type ValidatorRun struct {
 	Gaps     string   `json:"gaps"`              // the gaps digest when the prompt was exactly `rodin prompt validator` output; else ""
 	Critics  []string `json:"critics,omitempty"` // with Gaps: the critic runs whose answers the prompt held
 	Findings string   `json:"findings"`          // digest of the findings the prompt held, as parsed
-	Model    string   `json:"model,omitempty"`
-	Verdict  string   `json:"verdict"` // pass, fail, or "" when the answer could not be parsed
+	Model    string   `json:"model,omitempty"`   // what overrode the agent's model or effort, "" when nothing did
+	Verdict  string   `json:"verdict"`           // pass, fail, or "" when the answer could not be parsed
 	Reason   string   `json:"reason"`
 	TS       string   `json:"ts"`
 }

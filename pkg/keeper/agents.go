@@ -25,6 +25,10 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	id, _, _ := in.Field("tool_response.agentId")
 	prompt, _, _ := in.Field("tool_input.prompt")
 	model, _, _ := in.Field("tool_input.model")
+	effort, _, _ := in.Field("tool_input.effort")
+	sessionEffort, _, _ := in.Field("effort.level")
+	resolved, _, _ := in.Field("tool_response.resolvedModel")
+	model = provenance.Override(agent, model, effort, sessionEffort, resolved)
 	name := strings.TrimPrefix(agent, "rodin:")
 
 	path, doc, out := sessionPlan(in, getenv, agent)

@@ -167,12 +167,54 @@ func criticNote(r evidence.CriticRun) string {
 	return note + overrideNote(r.Model)
 }
 
+// AgentModels are the models the plugin's agents run on (their
+// frontmatter's `model:`; TestAgentModelsAgree holds them to it).
+var AgentModels = map[string]string{CriticAgent: "opus", ValidatorAgent: "haiku"}
+
+// efforts ranks the Agent tool's effort levels.
+var efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+func effortRank(e string) int {
+	for i, x := range efforts {
+		if x == e {
+			return i
+		}
+	}
+	return -1
+}
+
+// Override says what made a run of agent other than the plugin's agent,
+// "" when nothing did: a `model` in the Agent tool's input, an `effort`
+// below the agent's own (the session's level, the agent setting none),
+// or a resolved model (tool_response.resolvedModel: what the alias became
+// under ANTHROPIC_DEFAULT_OPUS_MODEL and the like) that is not of the
+// agent's model family.
+func Override(agent, model, effort, sessionEffort, resolved string) string {
+	var out []string
+	if model != "" {
+		out = append(out, model)
+	}
+	if effort != "" {
+		own := sessionEffort
+		if effortRank(own) < 0 {
+			own = "high"
+		}
+		if r := effortRank(effort); r < 0 || r < effortRank(own) {
+			out = append(out, "effort "+effort+" below the agent's own "+own)
+		}
+	}
+	if family := AgentModels[agent]; family != "" && resolved != "" && !strings.Contains(strings.ToLower(resolved), family) {
+		out = append(out, "resolved model "+resolved+", not "+family)
+	}
+	return strings.Join(out, "; ")
+}
+
 // overrideNote is what a run's model override means, "" without one.
 func overrideNote(model string) string {
 	if model == "" {
 		return ""
 	}
-	return "; it ran with a model override (" + model + "), so it backs no verdict"
+	return "; it ran with an override (" + model + "), so it backs no verdict"
 }
 
 func validatorNote(r evidence.ValidatorRun) string {
@@ -222,7 +264,7 @@ func Check(d *planfile.Doc, status string, log evidence.Log) error {
 	}
 	for _, r := range all {
 		if r.Model != "" {
-			return fmt.Errorf("a critic run on this plan used a model override (%s), which is not evidence: run the critic without `model`", r.Model)
+			return fmt.Errorf("a critic run on this plan ran with an override (%s), which is not evidence: run the critic as /rodin:plan-gate does, with no `model` or `effort`, and with no setting that maps its model to another", r.Model)
 		}
 	}
 	v, ok := log.LastValidator()
@@ -235,7 +277,7 @@ func Check(d *planfile.Doc, status string, log evidence.Log) error {
 	}
 	switch {
 	case v.Model != "":
-		return fmt.Errorf("the latest validator run used a model override (%s), which is not evidence: run the validator without `model`", v.Model)
+		return fmt.Errorf("the latest validator run ran with an override (%s), which is not evidence: run the validator as /rodin:plan-gate does, with no `model` or `effort`, and with no setting that maps its model to another", v.Model)
 	case v.Gaps == "":
 		return errors.New("the latest validator prompt was not exactly `rodin prompt validator` output (the gaps as they stand and the answers of every critic run on this plan)")
 	case v.Gaps != d.GapsDigest():
