@@ -189,3 +189,30 @@ func shortLine(s string) string {
 	}
 	return s
 }
+
+// reviewerCues are phrases by which a plan speaks to its reviewers rather
+// than about its work: the answers rodin's agents give, and the usual ways
+// of telling a model what to do.
+var reviewerCues = []string{
+	"no issues found", "verification_pass", "verdict", "reviewer", "critic", "validator", "assessor",
+	"ignore previous", "ignore all previous", "ignore the above", "disregard", "answer exactly",
+	"respond with", "you must answer", "as an ai", "language model", "===== plan ",
+}
+
+// ReviewerAddresses names the lines of the plan (outside the gaps block)
+// that seem to speak to its reviewers: `rodin check` shows them, so that
+// the skill tells the user. A heuristic, for the user's eyes: the critic's
+// prompt frames the plan as material to assess whatever it says.
+func (d *Doc) ReviewerAddresses() []string {
+	var out []string
+	for _, l := range strings.Split(string(d.PlanContent()), "\n") {
+		low := strings.ToLower(l)
+		for _, c := range reviewerCues {
+			if strings.Contains(low, c) {
+				out = append(out, fmt.Sprintf("%q", shortLine(strings.TrimSpace(l))))
+				break
+			}
+		}
+	}
+	return out
+}
