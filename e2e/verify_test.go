@@ -18,7 +18,8 @@ import (
 //  3. after a later source edit, ticking another task that needs the same
 //     command is denied again (the evidence is stale);
 //  4. a box ticked with sed through Bash makes the Stop hook block once:
-//     the reason reaches the model, and the next stop goes through.
+//     the reason reaches the model, and the next stop goes through with
+//     the boxes still unverified unticked in the file.
 func TestVerifyGate(t *testing.T) { eachRelease(t, testVerifyGate) }
 
 const verifyTasks = `# Tasks
@@ -100,8 +101,12 @@ func testVerifyGate(t *testing.T, rel claudecli.Release) {
 	if n := srv.stepsAnswered(); n != 8 {
 		t.Fatalf("the model was asked for %d steps, want 8 (the Stop hook blocked more than once?)", n)
 	}
+	// The stop it let through unticked V1 (stale) and V3 (ticked by sed):
+	// boxes ticked without their checks do not outlive the session.
 	tasks, _ := os.ReadFile(filepath.Join(project, "tasks.md"))
-	if !strings.Contains(string(tasks), "- [x] V1") || strings.Contains(string(tasks), "- [x] V2") {
-		t.Fatalf("tasks.md after the session:\n%s", tasks)
+	for _, want := range []string{"- [x] 1.1", "- [ ] V1", "- [ ] V2", "- [ ] V3"} {
+		if !strings.Contains(string(tasks), want) {
+			t.Fatalf("tasks.md after the session lacks %q:\n%s", want, tasks)
+		}
 	}
 }
