@@ -322,3 +322,24 @@ func Find(ws []Waiver, root, file, task string) *Waiver {
 	}
 	return nil
 }
+
+func indexPath(data, session string) string {
+	return filepath.Join(Dir(data), session+".index.json")
+}
+
+// SaveIndex keeps the session's index of task files (project.TaskIndex),
+// a cache: a lost or damaged one is rebuilt by a walk.
+func SaveIndex(data, session string, ix any) error {
+	js, err := json.Marshal(ix)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(indexPath(data, session), js, 0o600)
+}
+
+// LoadIndex reads the session's index of task files into ix; false when
+// there is none or it cannot be read.
+func LoadIndex(data, session string, ix any) bool {
+	js, err := safefile.ReadFile(indexPath(data, session), 64<<20)
+	return err == nil && json.Unmarshal(js, ix) == nil
+}

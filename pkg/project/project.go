@@ -12,7 +12,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
@@ -281,4 +284,150 @@ func TaskFiles(root string, c Config) []string {
 		return nil
 	})
 	return out
+}
+
+// TaskIndex is where TaskFiles looked: every directory it walked, with its
+// modification time, and the task files it found. A directory's time moves
+// whenever an entry is added to it, removed or renamed, so a later look
+// (Refresh) costs a stat per directory and a read of the few that changed,
+// not a walk of every file: what lets the stop hook find a task file
+// written through Bash without walking a large project at every stop.
+type TaskIndex struct {
+	Dirs  map[string]int64 `json:"dirs"` // relative to the root ("" is the root): mtime in ns, 0 to read it again
+	Files []string         `json:"files"`
+}
+
+// recentlyChanged is how close to now a directory's time must be for the
+// index to read the directory again next time: a change in the same clock
+// tick as the read would not move the time the index keeps.
+const recentlyChanged = 2 * time.Second
+
+// IndexTaskFiles walks the root as TaskFiles does and returns the index.
+func IndexTaskFiles(root string, c Config) TaskIndex {
+	ix := TaskIndex{Dirs: map[string]int64{}}
+	ix.walk(root, "", c, time.Now())
+	sort.Strings(ix.Files)
+	return ix
+}
+
+func (ix *TaskIndex) walk(root, from string, c Config, now time.Time) {
+	start := filepath.Join(root, filepath.FromSlash(from))
+	filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel := ""
+		if p != root {
+			rel = filepath.ToSlash(p[len(root)+1:])
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == ".git" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			ix.Dirs[rel] = dirTime(p, now)
+			return nil
+		}
+		if d.Type().IsRegular() && MatchAny(c.TaskFiles, rel) {
+			ix.Files = append(ix.Files, rel)
+		}
+		return nil
+	})
+}
+
+// dirTime is the directory's modification time, 0 when it cannot be read
+// or is too recent to trust (recentlyChanged).
+func dirTime(p string, now time.Time) int64 {
+	fi, err := os.Lstat(p)
+	if err != nil || now.Sub(fi.ModTime()) < recentlyChanged {
+		return 0
+	}
+	return fi.ModTime().UnixNano()
+}
+
+// Refresh brings the index up to date: a stat of each directory, and a
+// read of those whose time moved (new task files, new directories walked
+// whole, vanished ones dropped). It reports whether the index changed.
+func (ix *TaskIndex) Refresh(root string, c Config) bool {
+	now := time.Now()
+	changed := false
+	var moved []string
+	for rel, t := range ix.Dirs {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		switch {
+		case err != nil || !fi.IsDir():
+			ix.drop(rel)
+			changed = true
+		case t == 0 || fi.ModTime().UnixNano() != t:
+			moved = append(moved, rel)
+		}
+	}
+	sort.Strings(moved)
+	for _, rel := range moved {
+		if _, ok := ix.Dirs[rel]; !ok {
+			continue // dropped with a parent
+		}
+		changed = true
+		dir := filepath.Join(root, filepath.FromSlash(rel))
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			ix.drop(rel)
+			continue
+		}
+		ix.Dirs[rel] = dirTime(dir, now)
+		have := map[string]bool{}
+		kept := ix.Files[:0]
+		for _, f := range ix.Files {
+			if path.Dir(f) == orDot(rel) {
+				if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
+					continue // gone
+				}
+			}
+			have[f] = true
+			kept = append(kept, f)
+		}
+		ix.Files = kept
+		for _, e := range entries {
+			er := e.Name()
+			if rel != "" {
+				er = rel + "/" + e.Name()
+			}
+			switch {
+			case e.IsDir():
+				if _, known := ix.Dirs[er]; !known && e.Name() != ".git" && e.Name() != "node_modules" {
+					ix.walk(root, er, c, now)
+				}
+			case e.Type().IsRegular() && !have[er] && MatchAny(c.TaskFiles, er):
+				ix.Files = append(ix.Files, er)
+			}
+		}
+	}
+	if changed {
+		sort.Strings(ix.Files)
+		ix.Files = slices.Compact(ix.Files)
+	}
+	return changed
+}
+
+func orDot(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}
+
+// drop forgets a directory, those under it and their task files.
+func (ix *TaskIndex) drop(rel string) {
+	under := func(p string) bool { return rel == "" || p == rel || strings.HasPrefix(p, rel+"/") }
+	for d := range ix.Dirs {
+		if under(d) {
+			delete(ix.Dirs, d)
+		}
+	}
+	kept := ix.Files[:0]
+	for _, f := range ix.Files {
+		if !under(f) {
+			kept = append(kept, f)
+		}
+	}
+	ix.Files = kept
 }

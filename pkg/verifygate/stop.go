@@ -136,10 +136,28 @@ func readSubject(in hookio.Input) string {
 	return s
 }
 
+// taskFiles are the project's task files, found through the session's
+// index (project.TaskIndex): a stat per directory, not a walk of the tree,
+// unless the index is missing or damaged.
+func (s *Session) taskFiles() []string {
+	var ix project.TaskIndex
+	if s.ID == "" || !ledger.LoadIndex(s.Data, s.ID, &ix) || ix.Dirs == nil {
+		ix = project.IndexTaskFiles(s.Root, s.Config)
+		if s.ID != "" {
+			ledger.SaveIndex(s.Data, s.ID, ix)
+		}
+		return ix.Files
+	}
+	if ix.Refresh(s.Root, s.Config) {
+		ledger.SaveIndex(s.Data, s.ID, ix)
+	}
+	return ix.Files
+}
+
 // checkedNow are the verification tasks checked now.
 func (s *Session) checkedNow() []Item {
 	var items []Item
-	for _, rel := range project.TaskFiles(s.Root, s.Config) {
+	for _, rel := range s.taskFiles() {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
 		if err != nil {
 			continue
@@ -157,7 +175,7 @@ func (s *Session) checkedNow() []Item {
 // checked when the session began.
 func (s *Session) tickedSinceStart() []Item {
 	var items []Item
-	for _, rel := range project.TaskFiles(s.Root, s.Config) {
+	for _, rel := range s.taskFiles() {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
 		if err != nil {
 			continue
@@ -220,7 +238,8 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	}
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
-	for _, rel := range project.TaskFiles(root, cfg) {
+	ix := project.IndexTaskFiles(root, cfg)
+	for _, rel := range ix.Files {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
 		if err != nil {
 			continue
@@ -244,6 +263,9 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		b.Files[rel] = snaps
 	}
 	saved, err = ledger.SaveBaseline(data, session, b)
+	if saved && err == nil {
+		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
+	}
 	if err == nil && cfgErr != nil {
 		err = cfgErr
 	}
