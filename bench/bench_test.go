@@ -183,7 +183,9 @@ func verifyFixture(f *fixture) error {
 		}
 		return ""
 	}
-	tasksText := "# Tasks\n\n- [x] 1.1 Add parser\n  - **Do**: run it\n- [ ] V1 [VERIFY] Quality check: unit-tests\n"
+	// A command whose first word is a program on PATH: a lone word that is
+	// none (unit-tests) reads as a name, not a command.
+	tasksText := "# Tasks\n\n- [x] 1.1 Add parser\n  - **Do**: run it\n- [ ] V1 [VERIFY] Quality check\n  - **Verify**: `go test ./...`\n"
 	if err := os.WriteFile(filepath.Join(f.project, "tasks.md"), []byte(tasksText), 0o644); err != nil {
 		return err
 	}
@@ -203,10 +205,14 @@ func verifyFixture(f *fixture) error {
 	if err := os.WriteFile(filepath.Join(f.big, "tasks.md"), []byte(tasksText), 0o644); err != nil {
 		return err
 	}
+	// The task file is older than the session, as it is when a session
+	// begins on a project: written in the same clock tick, it could have
+	// changed after the baseline read it, and the stop hook would look.
+	time.Sleep(20 * time.Millisecond)
 	if _, err := verifygate.TakeBaseline(getenv, bigSession, f.big); err != nil {
 		return err
 	}
-	return ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "unit-tests", Cwd: f.big})
+	return ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "go test ./...", Cwd: f.big})
 }
 
 func bashInput(cwd string) []byte {

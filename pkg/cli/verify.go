@@ -307,11 +307,33 @@ func runWaive(e *env, args []string) error {
 	if s.Data == "" {
 		return withHint(errors.New("rodin has no data directory to keep the waiver in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
 	}
-	if err := ledger.AddWaiver(s.Data, ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano()}); err != nil {
+	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano(), By: "terminal"}
+	if !fromTerminal(e.getenv, os.Stdin) {
+		w.By, w.Pending = "agent", true
+	}
+	if err := ledger.AddWaiver(s.Data, w); err != nil {
 		return err
+	}
+	if w.Pending {
+		fmt.Fprintf(e.stdout, "asked to waive %s (%s): %s\nthis is a request, not a waiver: it was made from Claude Code (or with no terminal), where the agent could make it. It counts once the user confirms it by typing `%s %s %s` in Claude Code, or runs this command in a terminal of their own\n", t.Name(), rel, reason, verifygate.WaiveCommand, t.Ref, rel)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "waived %s (%s): %s\nthe gate lets its box be ticked and says so each time; `rodin tasks` lists it\n", t.Name(), rel, reason)
 	return nil
+}
+
+// fromTerminal reports whether rodin waive was run by a person at a
+// terminal: stdin is one, and the command does not run under Claude Code
+// (which sets CLAUDECODE and CLAUDE_CODE_SESSION_ID in its Bash tool,
+// whose stdin is no terminal). An agent that goes out of its way (a pty,
+// the variables unset) is not stopped here: without Claude Code's sandbox
+// its Bash can write rodin's files directly (docs/hardening.md).
+func fromTerminal(getenv func(string) string, stdin *os.File) bool {
+	if getenv("CLAUDECODE") != "" || getenv("CLAUDE_CODE_SESSION_ID") != "" {
+		return false
+	}
+	fi, err := stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // taskView is one task as `rodin tasks --json` shows it.
@@ -333,6 +355,7 @@ type taskView struct {
 	Needs    []checkView     `json:"needs,omitempty"`
 	QA       *checkView      `json:"qa,omitempty"`
 	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
+	Asked    *ledger.Waiver  `json:"waiver_requested,omitempty"` // the agent's request, pending the user's confirmation
 	Gate     string          `json:"gate,omitempty"` // "allow" or "deny": what the gate decides for its box
 	Problems string          `json:"problems,omitempty"`
 }
@@ -403,6 +426,9 @@ func runTasks(e *env, args []string) error {
 				continue
 			}
 			tv.Waiver = v.Need.Waiver
+			if v.Need.Waiver == nil {
+				tv.Asked = v.Need.Asked
+			}
 			tv.Gate = "deny"
 			if v.OK() {
 				tv.Gate = "allow"
@@ -482,6 +508,9 @@ func runTasks(e *env, args []string) error {
 		}
 		if v.Waiver != nil {
 			fmt.Fprintf(e.stdout, "        waived: %s\n", v.Waiver.Reason)
+		}
+		if v.Asked != nil {
+			fmt.Fprintf(e.stdout, "        waiver requested from Claude Code, not confirmed: %s (the user confirms it: `%s %s %s`)\n", v.Asked.Reason, verifygate.WaiveCommand, v.Ref, v.File)
 		}
 		if v.Gate != "" {
 			fmt.Fprintf(e.stdout, "        gate: %s ticking it\n", map[string]string{"allow": "allows", "deny": "denies"}[v.Gate])

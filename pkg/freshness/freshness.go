@@ -112,6 +112,10 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 
 // changeTime is the later of a file's modification and status-change
 // times.
+// ChangeTime is the newer of a file's modification and status-change
+// times: when its content or its name last changed, however it was set.
+func ChangeTime(info fs.FileInfo) time.Time { return changeTime(info) }
+
 func changeTime(info fs.FileInfo) time.Time {
 	m := info.ModTime()
 	if c, ok := ctime(info); ok && c.After(m) {

@@ -37,6 +37,9 @@ func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 // opened, so edits outside plan mode cost a JSON lookup.
 func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	tool := in.ToolName()
+	if in.HookEventName() == "UserPromptSubmit" {
+		return verifygate.WaiveFromPrompt(in, getenv)
+	}
 	if tool == "Bash" {
 		// PostToolUse or PostToolUseFailure: the verify gate's evidence.
 		return verifygate.RecordBash(in, getenv)

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -271,6 +272,12 @@ type Waiver struct {
 	Task   string `json:"task"`
 	Reason string `json:"reason"`
 	Time   int64  `json:"t"`
+	// By says who waived it: "prompt" (the user typed /rodin:waive in
+	// Claude Code), "terminal" (rodin waive at a terminal), or "agent"
+	// (rodin waive from Claude Code's Bash: a request, Pending until the
+	// user confirms it).
+	By      string `json:"by,omitempty"`
+	Pending bool   `json:"pending,omitempty"`
 }
 
 func waiversPath(data string) string { return filepath.Join(Dir(data), "waivers.json") }
@@ -304,6 +311,8 @@ func AddWaiver(data string, w Waiver) error {
 	for _, o := range all {
 		if o.Root != w.Root || o.File != w.File || o.Task != w.Task {
 			kept = append(kept, o)
+		} else if w.Pending && !o.Pending {
+			return nil // a request never replaces a waiver the user gave
 		}
 	}
 	js, err := json.MarshalIndent(append(kept, w), "", "  ")
@@ -313,8 +322,26 @@ func AddWaiver(data string, w Waiver) error {
 	return safefile.WriteAtomic(waiversPath(data), js, 0o600)
 }
 
-// Find is the waiver for a task, if any.
+// Find is the waiver the user gave for a task, if any: a pending request
+// is not one.
 func Find(ws []Waiver, root, file, task string) *Waiver {
+	w := lookup(ws, root, file, task)
+	if w == nil || w.Pending {
+		return nil
+	}
+	return w
+}
+
+// FindPending is the agent's pending request to waive a task, if any.
+func FindPending(ws []Waiver, root, file, task string) *Waiver {
+	w := lookup(ws, root, file, task)
+	if w == nil || !w.Pending {
+		return nil
+	}
+	return w
+}
+
+func lookup(ws []Waiver, root, file, task string) *Waiver {
 	for i := range ws {
 		if ws[i].Root == root && ws[i].File == file && strings.EqualFold(ws[i].Task, task) {
 			return &ws[i]
@@ -329,17 +356,17 @@ func indexPath(data, session string) string {
 
 // SaveIndex keeps the session's index of task files (project.TaskIndex),
 // a cache: a lost or damaged one is rebuilt by a walk.
-func SaveIndex(data, session string, ix any) error {
-	js, err := json.Marshal(ix)
+func SaveIndex(data, session string, ix encoding.TextMarshaler) error {
+	b, err := ix.MarshalText()
 	if err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(indexPath(data, session), js, 0o600)
+	return safefile.WriteAtomic(indexPath(data, session), b, 0o600)
 }
 
 // LoadIndex reads the session's index of task files into ix; false when
 // there is none or it cannot be read.
-func LoadIndex(data, session string, ix any) bool {
-	js, err := safefile.ReadFile(indexPath(data, session), 64<<20)
-	return err == nil && json.Unmarshal(js, ix) == nil
+func LoadIndex(data, session string, ix encoding.TextUnmarshaler) bool {
+	b, err := safefile.ReadFile(indexPath(data, session), 64<<20)
+	return err == nil && ix.UnmarshalText(b) == nil
 }

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -293,8 +295,103 @@ func TaskFiles(root string, c Config) []string {
 // not a walk of every file: what lets the stop hook find a task file
 // written through Bash without walking a large project at every stop.
 type TaskIndex struct {
-	Dirs  map[string]int64 `json:"dirs"` // relative to the root ("" is the root): mtime in ns, 0 to read it again
-	Files []string         `json:"files"`
+	Dirs  map[string]int64 // relative to the root ("" is the root): mtime in ns, 0 to read it again
+	Files []string
+	// Known are the task files as the session began, and Since when it
+	// began (unix ns): the stop hook's quick look needs nothing else.
+	Known map[string]bool
+	Since int64
+	Root  string   // the project root, absolute
+	Globs []string // the task file globs (Config.TaskFiles)
+}
+
+// MarshalText writes the index as lines: `t SINCE`, `r "ROOT"`, `g "GLOB"`,
+// then `d MTIME "DIR"`,
+// `f "FILE"` and `k "FILE"` (a file known at the start). Plain lines and
+// quoted paths, read with no reflection: the stop hook reads it at every
+// stop, and a process's first use of encoding/json costs more than the
+// whole read.
+func (ix TaskIndex) MarshalText() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "t %d\nr %s\n", ix.Since, strconv.Quote(ix.Root))
+	for _, g := range ix.Globs {
+		fmt.Fprintf(&b, "g %s\n", strconv.Quote(g))
+	}
+	dirs := make([]string, 0, len(ix.Dirs))
+	for d := range ix.Dirs {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		fmt.Fprintf(&b, "d %d %s\n", ix.Dirs[d], strconv.Quote(d))
+	}
+	for _, f := range ix.Files {
+		fmt.Fprintf(&b, "f %s\n", strconv.Quote(f))
+	}
+	known := make([]string, 0, len(ix.Known))
+	for k := range ix.Known {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	for _, k := range known {
+		fmt.Fprintf(&b, "k %s\n", strconv.Quote(k))
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalText reads what MarshalText wrote; any other line is an error.
+func (ix *TaskIndex) UnmarshalText(b []byte) error {
+	*ix = TaskIndex{Dirs: map[string]int64{}, Known: map[string]bool{}}
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			return errors.New("the index ends in a partial line")
+		}
+		if len(line) < 3 || line[1] != ' ' {
+			return errors.New("the index has a malformed line")
+		}
+		rest := string(line[2:])
+		var err error
+		switch line[0] {
+		case 't':
+			ix.Since, err = strconv.ParseInt(rest, 10, 64)
+		case 'd':
+			n, q, ok := strings.Cut(rest, " ")
+			var t int64
+			var d string
+			if t, err = strconv.ParseInt(n, 10, 64); err == nil && ok {
+				d, err = strconv.Unquote(q)
+				ix.Dirs[d] = t
+			} else if !ok {
+				err = errors.New("no directory")
+			}
+		case 'r':
+			ix.Root, err = strconv.Unquote(rest)
+		case 'g':
+			var g string
+			g, err = strconv.Unquote(rest)
+			ix.Globs = append(ix.Globs, g)
+		case 'f':
+			var f string
+			f, err = strconv.Unquote(rest)
+			ix.Files = append(ix.Files, f)
+		case 'k':
+			var f string
+			f, err = strconv.Unquote(rest)
+			ix.Known[f] = true
+		default:
+			err = errors.New("unknown line")
+		}
+		if err != nil {
+			return fmt.Errorf("the index has a malformed line: %v", err)
+		}
+	}
+	if len(ix.Dirs) == 0 || !filepath.IsAbs(ix.Root) || len(ix.Globs) == 0 {
+		return errors.New("the index holds no directory, root or glob")
+	}
+	return nil
 }
 
 // recentlyChanged is how close to now a directory's time must be for the
@@ -304,7 +401,7 @@ const recentlyChanged = 2 * time.Second
 
 // IndexTaskFiles walks the root as TaskFiles does and returns the index.
 func IndexTaskFiles(root string, c Config) TaskIndex {
-	ix := TaskIndex{Dirs: map[string]int64{}}
+	ix := TaskIndex{Dirs: map[string]int64{}, Root: root, Globs: c.TaskFiles}
 	ix.walk(root, "", c, time.Now())
 	sort.Strings(ix.Files)
 	return ix

@@ -97,12 +97,12 @@ func Open(getenv func(string) string, session, cwd string) (*Session, error) {
 
 // waiver is the waiver for a task, the waivers read once, when a task is
 // first judged (most hook calls judge none).
-func (s *Session) waiver(file string, t tasks.Task) *ledger.Waiver {
+func (s *Session) waiver(file string, t tasks.Task) (given, asked *ledger.Waiver) {
 	if !s.waiversRead {
 		s.waivers, _ = ledger.Waivers(s.Data) // unreadable: no waivers, the stricter reading
 		s.waiversRead = true
 	}
-	return ledger.Find(s.waivers, s.Root, file, t.ID)
+	return ledger.Find(s.waivers, s.Root, file, t.ID), ledger.FindPending(s.waivers, s.Root, file, t.ID)
 }
 
 // Runs is the session's evidence, read once.
@@ -121,7 +121,8 @@ func (s *Session) Runs() ([]ledger.Run, error) {
 type Need struct {
 	Commands []tasks.Command
 	QA       bool           // a passing rodin:qa-engineer run
-	Waiver   *ledger.Waiver // set when someone waived it
+	Waiver   *ledger.Waiver // set when the user waived it
+	Asked    *ledger.Waiver // the agent's request to waive it, pending the user's confirmation
 	// Quality is set when Commands are quality commands (the task file's
 	// Quality Commands section, else rodin checks): the task names none.
 	Quality bool
@@ -231,7 +232,8 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 // for an AC task, else the quality commands of its task file or, when it
 // has none, of the project.
 func (s *Session) NeedOf(file string, t tasks.Task) Need {
-	n := Need{Waiver: s.waiver(file, t), Prose: t.Prose}
+	n := Need{Prose: t.Prose}
+	n.Waiver, n.Asked = s.waiver(file, t)
 	seen := map[string]bool{}
 	add := func(cs []tasks.Command) {
 		for _, c := range cs {
@@ -621,6 +623,9 @@ func (v Verdict) Explain() string {
 		}
 	}
 	out := fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
+	if a := v.Need.Asked; a != nil && v.Need.Waiver == nil {
+		out += fmt.Sprintf(" (a request to waive it, %q, was made from Claude Code: it counts once the user confirms it by typing `%s %s %s`)", a.Reason, WaiveCommand, v.Task.Ref, v.File)
+	}
 	if len(v.Need.StandsFor) > 0 {
 		out += fmt.Sprintf(" (it is new since the session began, and %s, open then, is gone from the file: ticking it counts as ticking %s, renamed or replaced)", strings.Join(v.Need.StandsFor, ", "), strings.Join(v.Need.StandsFor, ", "))
 	}

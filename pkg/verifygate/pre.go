@@ -80,7 +80,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return deny("The verify gate cannot read this session's evidence: %v. To fix: run `rodin doctor`.", err)
 	}
 	if bad := Unverified(vs); len(bad) > 0 {
-		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+", then tick the box again. A task that cannot pass here can be waived by the user: `rodin waive ID FILE --reason \"…\"`.")
+		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+", then tick the box again. A task that cannot pass here can be waived by the user, who types `"+WaiveCommand+" ID FILE REASON` in Claude Code.")
 	}
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
@@ -42,6 +45,9 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return hookio.StopOutcome{}
 	}
 	again := in.Get("stop_hook_active").Bool()
+	if in.HookEventName() != "TaskCompleted" && nothingTicked(getenv, in.SessionID()) {
+		return hookio.StopOutcome{}
+	}
 	s, err := Open(getenv, in.SessionID(), in.Cwd())
 	if err != nil {
 		return unverifiable(in, again, "rodin cannot read its record of this session ("+err.Error()+"), so it cannot tell whether a verification task was ticked without its checks. To fix: run `rodin doctor`")
@@ -136,13 +142,52 @@ func readSubject(in hookio.Input) string {
 	return s
 }
 
+// nothingTicked is the stop hook's quick look, which most stops end with:
+// the session's index of task files (kept since it began) says which task
+// files there are, and none was written since the session began, so no
+// box in one was ticked since. It reads the index and stats a file per
+// directory and per task file: no walk of the tree, no parse of Markdown,
+// no decode of the baseline. Anything it cannot tell sends the stop down
+// the full path.
+func nothingTicked(getenv func(string) string, session string) bool {
+	data := evidence.DataDir(getenv)
+	if data == "" || !planfile.ValidSessionID(session) {
+		return false
+	}
+	var ix project.TaskIndex
+	if !ledger.LoadIndex(data, session, &ix) || ix.Since == 0 {
+		return false
+	}
+	root := ix.Root
+	cfg := project.Config{TaskFiles: ix.Globs}
+	if ix.Refresh(root, cfg) {
+		ledger.SaveIndex(data, session, ix)
+	}
+	since := time.Unix(0, ix.Since)
+	for _, rel := range ix.Files {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || !ix.Known[rel] || !freshness.ChangeTime(fi).Before(since) {
+			return false
+		}
+	}
+	return true
+}
+
 // taskFiles are the project's task files, found through the session's
 // index (project.TaskIndex): a stat per directory, not a walk of the tree,
 // unless the index is missing or damaged.
 func (s *Session) taskFiles() []string {
 	var ix project.TaskIndex
 	if s.ID == "" || !ledger.LoadIndex(s.Data, s.ID, &ix) || ix.Dirs == nil {
+		known := ix.Known
 		ix = project.IndexTaskFiles(s.Root, s.Config)
+		ix.Known = known
+		if s.Baseline != nil {
+			ix.Since, ix.Known = s.Baseline.Time, map[string]bool{}
+			for rel := range s.Baseline.Files {
+				ix.Known[rel] = true
+			}
+		}
 		if s.ID != "" {
 			ledger.SaveIndex(s.Data, s.ID, ix)
 		}
@@ -175,7 +220,15 @@ func (s *Session) checkedNow() []Item {
 // checked when the session began.
 func (s *Session) tickedSinceStart() []Item {
 	var items []Item
+	start := time.Unix(0, s.Baseline.Time)
 	for _, rel := range s.taskFiles() {
+		if s.Baseline.Files[rel] != nil {
+			// Unchanged since the session began: nothing in it was ticked
+			// since (the change time cannot be set back).
+			if fi, err := os.Lstat(s.Root + "/" + rel); err == nil && freshness.ChangeTime(fi).Before(start) {
+				continue
+			}
+		}
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
 		if err != nil {
 			continue
@@ -261,6 +314,10 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			snaps = append(snaps, sn)
 		}
 		b.Files[rel] = snaps
+	}
+	ix.Since, ix.Known = b.Time, map[string]bool{}
+	for rel := range b.Files {
+		ix.Known[rel] = true
 	}
 	saved, err = ledger.SaveBaseline(data, session, b)
 	if saved && err == nil {

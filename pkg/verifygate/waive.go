@@ -1,0 +1,126 @@
+package verifygate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// WaiveCommand is what the user types in Claude Code to waive a task:
+// `/rodin:waive ID [FILE] REASON`. The UserPromptSubmit hook records it:
+// only a person at the prompt (or the script that drives `claude -p`)
+// submits a prompt, so a waiver recorded from one is the user's. The
+// plugin's waive skill is not model-invocable, and UserPromptSubmit does
+// not fire for skills the model runs.
+const WaiveCommand = "/rodin:waive"
+
+// WaiveFromPrompt records a waiver the user typed. Any other prompt gets
+// nothing (a prefix test: it runs on every prompt).
+func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	prompt, _, _ := in.Field("prompt")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(prompt), WaiveCommand)
+	if !ok || (rest != "" && !strings.ContainsAny(rest[:1], " \t\r\n")) {
+		return hookio.PostOutcome{}
+	}
+	say := func(format string, args ...any) hookio.PostOutcome {
+		msg := "[rodin] " + fmt.Sprintf(format, args...)
+		return hookio.PostOutcome{Context: msg, SystemMessage: msg}
+	}
+	args := strings.Fields(rest)
+	if len(args) == 0 {
+		return say("Nothing was waived: %s takes a task id, optionally its task file, and the reason (`%s V4 specs/x/tasks.md the staging database is down`).", WaiveCommand, WaiveCommand)
+	}
+	s, err := Open(getenv, in.SessionID(), in.Cwd())
+	if err != nil {
+		return say("Nothing was waived: %v.", err)
+	}
+	id, file := args[0], ""
+	if len(args) > 1 && strings.HasSuffix(args[1], ".md") {
+		file, args = args[1], args[1:]
+	}
+	reason := strings.Join(args[1:], " ")
+	rel, t, err := s.FindTask(id, file, in.Cwd())
+	if err != nil {
+		return say("Nothing was waived: %v.", err)
+	}
+	ws, err := ledger.Waivers(s.Data)
+	if err != nil {
+		return say("Nothing was waived: %v.", err)
+	}
+	if reason == "" {
+		if p := ledger.FindPending(ws, s.Root, rel, t.ID); p != nil {
+			reason = p.Reason // the user confirms the agent's request
+		} else {
+			return say("Nothing was waived: give the reason after the task (`%s %s %s REASON`).", WaiveCommand, t.Ref, rel)
+		}
+	}
+	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano(), By: "prompt"}
+	if err := ledger.AddWaiver(s.Data, w); err != nil {
+		return say("Nothing was waived: %v.", err)
+	}
+	return say("The user waived %s (%s): %q. Its box may be ticked without passing checks; rodin says so each time, and `rodin tasks` lists the waiver.", t.Name(), rel, reason)
+}
+
+// FindTask finds the task whose reference (its id, or ID#N where the id
+// repeats) is ref, in file (relative to cwd, or absolute) when it is
+// given, else in the project's task files; an error when it is in none or
+// in more than one.
+func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
+	files := s.taskFiles()
+	if file != "" {
+		p := file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		rel := project.Rel(s.Root, p)
+		if rel == "" {
+			return "", tasks.Task{}, fmt.Errorf("%s is not inside the project (%s)", file, s.Root)
+		}
+		files = []string{rel}
+	}
+	var found []string
+	var task tasks.Task
+	for _, rel := range files {
+		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
+		if err != nil {
+			if file != "" {
+				return "", tasks.Task{}, fmt.Errorf("cannot read the task file %s: %v", file, unwrapPath(err))
+			}
+			continue
+		}
+		for _, t := range tasks.Parse(b) {
+			if t.Ref == ref {
+				found, task = append(found, rel), t
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", tasks.Task{}, fmt.Errorf("no task %s in %s", ref, orNone(files, s.Config.TaskFiles))
+	case 1:
+		return found[0], task, nil
+	}
+	return "", tasks.Task{}, fmt.Errorf("task %s is in %s: name the file", ref, strings.Join(found, " and "))
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func orNone(files, globs []string) string {
+	if len(files) == 0 {
+		return "no task files (" + strings.Join(globs, ", ") + ")"
+	}
+	return strings.Join(files, ", ")
+}
