@@ -356,7 +356,7 @@ type taskView struct {
 	QA       *checkView      `json:"qa,omitempty"`
 	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
 	Asked    *ledger.Waiver  `json:"waiver_requested,omitempty"` // the agent's request, pending the user's confirmation
-	Gate     string          `json:"gate,omitempty"` // "allow" or "deny": what the gate decides for its box
+	Gate     string          `json:"gate,omitempty"`             // "allow" or "deny": what the gate decides for its box
 	Problems string          `json:"problems,omitempty"`
 }
 
