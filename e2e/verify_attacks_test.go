@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/internal/claudecli"
+)
+
+// The verify gate's attacks where the client matters, in a real session on
+// each pinned release (the testscripts feed the same shapes by hand):
+//  1. a check run with run_in_background is reported at launch: no pass;
+//  2. a check that outlives its Bash timeout is moved to the background:
+//     no pass either;
+//  3. an Edit with straight quotes ticks a task whose title has curly ones:
+//     Claude Code matches it, and so does rodin, which denies the tick;
+//  4. the user types /rodin:waive: the UserPromptSubmit hook records the
+//     user's waiver from the raw prompt, and the tick goes through.
+func TestVerifyGateAttacks(t *testing.T) { eachRelease(t, testVerifyGateAttacks) }
+
+const attackTasks = `# Tasks
+
+- [ ] V1 [VERIFY] Background check
+  - **Verify**: ` + "`sh check.sh`" + `
+- [ ] V2 [VERIFY] Slow check
+  - **Verify**: ` + "`sh slow.sh`" + `
+- [ ] V3 [VERIFY] Check “quoted”: sh check.sh
+- [ ] V4 [VERIFY] Release build
+  - **Verify**: ` + "`sh release.sh`" + `
+`
+
+func testVerifyGateAttacks(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	edit := func(old, new string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, "tasks.md"), "old_string": old, "new_string": new})}
+		}
+	}
+	bash := func(input map[string]any) turn {
+		return func(*server, int) []block { return []block{tool("Bash", input)} }
+	}
+	srv.main = []turn{
+		bash(map[string]any{"command": "sh check.sh", "description": "checks", "run_in_background": true}), // 0
+		edit("- [ ] V1", "- [x] V1"), // 1: denied: a launch is no run
+		bash(map[string]any{"command": "sh slow.sh", "description": "slow checks", "timeout": 1000}), // 2: outlives its timeout
+		edit("- [ ] V2", "- [x] V2"), // 3: denied
+		edit(`- [ ] V3 [VERIFY] Check "quoted"`, `- [x] V3 [VERIFY] Check "quoted"`), // 4: rodin matches as Claude Code does: denied
+		say("V4 cannot pass here: the release key is only on CI."),                   // 5
+		edit("- [ ] V4", "- [x] V4"),                                                 // 6: after the user's /rodin:waive
+		say("Done."),                                                                 // 7
+	}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md":   attackTasks,
+		"check.sh":   "echo checks passed\n",
+		"slow.sh":    "sleep 6; echo slow checks passed\n",
+		"release.sh": "echo no signing key; exit 1\n",
+	}})
+	project = s.project
+	s.prompt("Work through tasks.md.")
+
+	if v1 := s.waitResult("Edit", 0); !v1.IsError || !strings.Contains(v1.Text, "This Edit ticks V1") || !strings.Contains(v1.Text, "ran in the background") {
+		t.Fatalf("ticking V1 after a background run: is_error=%v %s", v1.IsError, v1.Text)
+	}
+	slow := s.waitResult("Bash", 1)
+	t.Logf("the slow check, as the model saw it: %.300s", slow.Text)
+	if v2 := s.waitResult("Edit", 1); !v2.IsError || !strings.Contains(v2.Text, "This Edit ticks V2") || !strings.Contains(v2.Text, "ran in the background") {
+		t.Fatalf("ticking V2 after its run outlived the timeout: is_error=%v %s", v2.IsError, v2.Text)
+	}
+	if v3 := s.waitResult("Edit", 2); !v3.IsError || !strings.Contains(v3.Text, "This Edit ticks V3") {
+		t.Fatalf("ticking V3 with straight quotes: is_error=%v %s", v3.IsError, v3.Text)
+	}
+	s.waitStep(5)
+	s.prompt("/rodin:waive V4 tasks.md the release key is only on CI")
+	if v4 := s.waitResult("Edit", 3); v4.IsError {
+		t.Fatalf("ticking V4 after the user waived it: %s", v4.Text)
+	}
+	data := filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline", "verify", "waivers.json")
+	w, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gjson.ParseBytes(w).Get(`#(task=="V4")`)
+	if got.Get("by").String() != "prompt" || got.Get("pending").Bool() || got.Get("reason").String() != "the release key is only on CI" {
+		t.Fatalf("the waiver the user typed: %s", w)
+	}
+	tasks, _ := os.ReadFile(filepath.Join(project, "tasks.md"))
+	for _, want := range []string{"- [ ] V1", "- [ ] V2", "- [ ] V3", "- [x] V4"} {
+		if !strings.Contains(string(tasks), want) {
+			t.Fatalf("tasks.md after the session lacks %q:\n%s", want, tasks)
+		}
+	}
+}
