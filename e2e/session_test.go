@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,6 +104,55 @@ var sessionSlots = make(chan struct{}, 2)
 func startSession(t *testing.T, claude string, srv *server, opt options) *session {
 	sessionSlots <- struct{}{}
 	t.Cleanup(func() { <-sessionSlots }) // registered first: runs after the session's own cleanup
+	s, env, top := prepareSession(t, srv, &opt)
+	s.socket = fmt.Sprintf("rodin-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
+	s.target = "e2e"
+	args := []string{"-L", s.socket, "new-session", "-d", "-s", s.target, "-x", "220", "-y", "60", "-c", s.project, "--",
+		"env", "-i"}
+	args = append(args, env...)
+	args = append(args, claude, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last tool results:\n%s\npane:\n%s", s.srv.summary(), s.pane())
+		}
+		s.stop()
+		os.RemoveAll(top)
+	})
+	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") })
+	return s
+}
+
+// runHeadless runs one `claude -p PROMPT` session, as unattended loops do,
+// with the plugin loaded and the project, home and settings startSession
+// would give it; it returns the session's stdout. It is bounded: a session
+// that has not ended after timeout is killed and fails the test.
+func runHeadless(t *testing.T, claude string, srv *server, opt options, prompt string, timeout time.Duration) (*session, string) {
+	sessionSlots <- struct{}{}
+	t.Cleanup(func() { <-sessionSlots })
+	s, env, top := prepareSession(t, srv, &opt)
+	t.Cleanup(func() { os.RemoveAll(top) })
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", prompt, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
+	cmd.Dir, cmd.Env = s.project, env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("claude -p had not ended after %v (the scripted model answered %d steps)\nstdout: %s\nstderr: %s\n%s", timeout, srv.stepsAnswered(), out, stderr.String(), srv.summary())
+	}
+	if err != nil {
+		t.Logf("claude -p: %v\nstderr: %s", err, stderr.String())
+	}
+	return s, string(out)
+}
+
+// prepareSession lays out a session's directories, plugin, files, user
+// settings and environment, for startSession and runHeadless.
+func prepareSession(t *testing.T, srv *server, opt *options) (*session, []string, string) {
 	// Directories are removed by the session's own cleanup, once Claude Code
 	// has exited (t.TempDir would race with its last writes).
 	top, err := os.MkdirTemp("", "rodin-e2e-")
@@ -177,24 +227,7 @@ func startSession(t *testing.T, claude string, srv *server, opt options) *sessio
 			env = append(env, v+"="+val)
 		}
 	}
-	s.socket = fmt.Sprintf("rodin-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
-	s.target = "e2e"
-	args := []string{"-L", s.socket, "new-session", "-d", "-s", s.target, "-x", "220", "-y", "60", "-c", s.project, "--",
-		"env", "-i"}
-	args = append(args, env...)
-	args = append(args, claude, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
-	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last tool results:\n%s\npane:\n%s", s.srv.summary(), s.pane())
-		}
-		s.stop()
-		os.RemoveAll(top)
-	})
-	s.waitPane("the prompt", 30*time.Second, func(p string) bool { return strings.Contains(p, "❯") })
-	return s
+	return s, env, top
 }
 
 // rodin runs the plugin's rodin command as a user would in a terminal of

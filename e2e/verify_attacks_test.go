@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -93,5 +94,48 @@ func testVerifyGateAttacks(t *testing.T, rel claudecli.Release) {
 		if !strings.Contains(string(tasks), want) {
 			t.Fatalf("tasks.md after the session lacks %q:\n%s", want, tasks)
 		}
+	}
+}
+
+// TestVerifyGateHeadless: in `claude -p`, how unattended loops run, a box
+// ticked with sed through Bash is blocked at the stop once, then the stop
+// goes through and the box is unticked in the task file: a systemMessage
+// shows nowhere in -p, the file is what the loop's next run reads.
+func TestVerifyGateHeadless(t *testing.T) { eachRelease(t, testVerifyGateHeadless) }
+
+func testVerifyGateHeadless(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": `sed -i 's/- \[ \] V1/- [x] V1/' tasks.md`, "description": "tick V1"})}
+		},
+		say("All tasks are done."),         // the stop is blocked
+		say("V1 is unverified; stopping."), // the next stop goes through
+	}
+	s, out := runHeadless(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md": "# Tasks\n\n- [x] 1.1 Write the parser\n- [ ] V1 [VERIFY] Quality check\n  - **Verify**: `sh check.sh`\n",
+		"check.sh": "exit 1\n",
+	}}, "Work through tasks.md.", 2*time.Minute)
+	t.Logf("claude -p printed: %q", out)
+	reason := "[rodin] V1 [VERIFY] Quality check is checked without passing checks"
+	blocked := false
+	for _, r := range srv.mainRequests() {
+		blocked = blocked || strings.Contains(string(r), reason)
+	}
+	if !blocked {
+		t.Fatalf("no request to the model carries the stop hook's block %q\n%s", reason, srv.summary())
+	}
+	tasks, _ := os.ReadFile(filepath.Join(s.project, "tasks.md"))
+	if !strings.Contains(string(tasks), "- [ ] V1") || !strings.Contains(string(tasks), "- [x] 1.1") {
+		t.Fatalf("tasks.md after the -p session (V1 should be unticked, 1.1 untouched):\n%s", tasks)
+	}
+	log, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline", "verify", "*.jsonl"))
+	var noted bool
+	for _, l := range log {
+		b, _ := os.ReadFile(l)
+		noted = noted || strings.Contains(string(b), `"k":"unticked","cmd":"tasks.md:V1"`)
+	}
+	if !noted {
+		t.Fatalf("no unticked record in the session's run log (%v)", log)
 	}
 }
