@@ -507,10 +507,23 @@ func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
 // transcript OUT FILE writes a subagent transcript (JSONL) whose first user
 // message is FILE's text: the prompt a subagent was started with.
 func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: transcript OUT FILE")
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: transcript OUT FILE [MESSAGE-FILE...]")
 	}
-	line, err := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": ts.ReadFile(args[1])}})
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(line, '\n'), 0o644))
+	// The prompt as the first user message; each MESSAGE-FILE a later one
+	// (what SendMessage delivers), after an assistant answer and a tool
+	// result, as Claude Code writes a subagent's transcript.
+	var out []byte
+	add := func(v map[string]any) {
+		line, err := json.Marshal(v)
+		ts.Check(err)
+		out = append(append(out, line...), '\n')
+	}
+	add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": ts.ReadFile(args[1])}})
+	for _, m := range args[2:] {
+		add(map[string]any{"type": "assistant", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{}}}}})
+		add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}}}})
+		add(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": ts.ReadFile(m)}})
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), out, 0o644))
 }

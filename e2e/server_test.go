@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,7 +61,10 @@ type server struct {
 	body     []byte            // the request being answered
 	vars     map[string]string // what the scripted model remembers between steps
 	answered int               // main-agent steps answered so far (the highest step + 1)
-	changed  chan struct{}
+	// agentMarks, when set, is a directory where each subagent answer is
+	// counted in .answers-<kind>, for scripted Bash calls to wait on.
+	agentMarks string
+	changed    chan struct{}
 }
 
 type recorded struct {
@@ -86,6 +90,7 @@ var subagents = map[string]string{
 	"critic":           "You are an adversarial reviewer.",
 	"validator":        "You are given a plan's gaps",
 	"leakage-detector": "You read one plan and find phrases",
+	"qa-engineer":      "You check whether a task really is done.",
 	// rodin exercise's evaluator runs as the session's agent (--agent).
 	"exercise-evaluator": "You judge a test run of a Claude Code skill.",
 }
@@ -179,10 +184,15 @@ func (s *server) answer(body []byte) (string, []block) {
 			return kind, blocks
 		}
 		return kind, []block{text("Done.")}
-	case "critic", "validator", "leakage-detector", "exercise-evaluator":
+	case "critic", "validator", "leakage-detector", "exercise-evaluator", "qa-engineer":
 		answers := s.agents[kind]
 		n := s.agentN[kind]
 		s.agentN[kind]++
+		if s.agentMarks != "" {
+			// A file a scripted Bash call can wait on: how many answers
+			// this kind of subagent has been given.
+			os.WriteFile(filepath.Join(s.agentMarks, ".answers-"+kind), []byte(strconv.Itoa(n+1)), 0o644)
+		}
 		if n < len(answers) {
 			return kind, []block{text(answers[n])}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/guard"
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
@@ -101,6 +102,10 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 			}
 		}
 		return verifygate.PreEdit(in, getenv)
+	}
+	if tool == "SendMessage" {
+		recordMessage(in, getenv)
+		return hookio.NoDecision
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision
@@ -212,4 +217,17 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) error) ho
 		}
 	}
 	return hookio.NoDecision
+}
+
+// recordMessage notes a SendMessage before it is delivered: a critic,
+// validator or qa-engineer run told something after its prompt is not
+// evidence (pkg/messages). It never decides: a message is the agent's to
+// send.
+func recordMessage(in hookio.Input, getenv func(string) string) {
+	data, session := evidence.DataDir(getenv), in.SessionID()
+	to, _, _ := in.Field("tool_input.to")
+	if data == "" || !planfile.ValidSessionID(session) {
+		return
+	}
+	messages.Record(data, session, to, time.Now())
 }

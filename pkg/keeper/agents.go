@@ -7,6 +7,7 @@ import (
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
@@ -98,12 +99,18 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	}
 	var prompt string
 	var doc *planfile.Doc
+	// Only a run's first answer, to its prompt alone, is independent: one
+	// given a message after its prompt (SendMessage while it worked, or a
+	// resume) answered what the main agent told it.
+	_, told, _ := transcript.Prompts(agentTranscript(in))
+	if started, _ := transcript.Started(agentTranscript(in)); messages.Told(evidence.DataDir(getenv), in.SessionID(), id, started, time.Now()) {
+		told++
+	}
 	if _, launched := log.Launches[id]; !launched {
 		// The stop came before its launch's PostToolUse: the prompt from the
 		// transcript, or, when it cannot tell yet, the answer waits there
 		// for the launch.
-		path, _, _ := in.Field("agent_transcript_path")
-		if prompt, err = transcript.FirstPrompt(path); err == nil {
+		if prompt, err = transcript.FirstPrompt(agentTranscript(in)); err == nil {
 			_, doc, _ = sessionPlan(in, getenv, agent)
 		}
 	}
@@ -118,6 +125,9 @@ func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 				return true
 			}
 			launch = provenance.Launch(doc, log, agent, prompt, "", ts)
+		}
+		if told > 0 {
+			launch = provenance.Told(launch)
 		}
 		provenance.Finish(log, id, launch, answer, ts)
 		return true
@@ -142,4 +152,9 @@ func sessionPlan(in hookio.Input, getenv func(string) string, agent string) (pat
 		return "", nil, out
 	}
 	return path, planfile.Parse(data), out
+}
+
+func agentTranscript(in hookio.Input) string {
+	p, _, _ := in.Field("agent_transcript_path")
+	return p
 }

@@ -182,6 +182,31 @@ func criticNote(r evidence.CriticRun) string {
 	return note + overrideNote(r.Model)
 }
 
+// ToldNote is the override a run gets when it was given a message after
+// its prompt: not evidence, as a model override is not.
+const ToldNote = "it was sent a message after its prompt (SendMessage), so its answer is not its own"
+
+// Told marks a launch as given a message after its prompt.
+func Told(l evidence.Launch) evidence.Launch {
+	add := func(m string) string {
+		if m == "" {
+			return ToldNote
+		}
+		return m + "; " + ToldNote
+	}
+	if l.Critic != nil {
+		c := *l.Critic
+		c.Model = add(c.Model)
+		l.Critic = &c
+	}
+	if l.Validator != nil {
+		v := *l.Validator
+		v.Model = add(v.Model)
+		l.Validator = &v
+	}
+	return l
+}
+
 // AgentModels are the models the plugin's agents run on (their
 // frontmatter's `model:`; TestAgentModelsAgree holds them to it).
 var AgentModels = map[string]string{CriticAgent: "opus", ValidatorAgent: "haiku"}

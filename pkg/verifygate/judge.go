@@ -605,7 +605,7 @@ func (v Verdict) Explain() string {
 		case f.Run == nil:
 			parts = append(parts, what+" has not run in this session")
 		case f.Command == "" && f.Run.Resumed:
-			parts = append(parts, "the last rodin:qa-engineer answer on it came from a run that had answered before and was resumed (SendMessage): only a run's first answer counts, so start a new one")
+			parts = append(parts, "the last rodin:qa-engineer answer on it came from a run that was resumed, or sent a message after its prompt (SendMessage): only a run's first answer, to its prompt alone, counts, so start a new one")
 		case f.Command == "" && !f.Run.Pass:
 			parts = append(parts, "the last rodin:qa-engineer run on it did not pass ("+oneLineTail(f.Run.Tail)+")")
 		case f.Command != "" && f.Run.Exit != 0:

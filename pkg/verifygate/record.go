@@ -3,11 +3,13 @@ package verifygate
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/transcript"
 )
@@ -103,7 +105,7 @@ func RecordQA(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return hookio.PostOutcome{}
 	}
 	path, _, _ := in.Field("agent_transcript_path")
-	prompt, err := transcript.FirstPrompt(path)
+	prompt, told, err := transcript.Prompts(path)
 	if err != nil {
 		return hookio.PostOutcome{SystemMessage: "[rodin] The rodin:qa-engineer run could not be recorded as evidence: its prompt is unreadable (" + err.Error() + ")."}
 	}
@@ -121,7 +123,10 @@ func RecordQA(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			r.Resumed = true
 		}
 	}
-	if err != nil || r.Agent == "" {
+	// A message given to it after its prompt (SendMessage while it worked,
+	// or resuming it) makes the answer the main agent's to shape.
+	started, _ := transcript.Started(path)
+	if err != nil || r.Agent == "" || told > 0 || messages.Told(data, session, r.Agent, started, time.Now()) {
 		r.Resumed = true
 	}
 	if r.Resumed {

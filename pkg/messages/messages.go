@@ -1,0 +1,91 @@
+// Package messages keeps the messages the main agent sent to subagents
+// (the SendMessage tool), so that a critic, validator or qa-engineer run
+// that was told something after its prompt is known as such: its answer is
+// not its own. The subagent's transcript says so too, but Claude Code
+// writes transcripts behind, and a SubagentStop can come before the line.
+//
+// One JSON line per message, appended by the PreToolUse hook on
+// SendMessage (before the message reaches the subagent), under the
+// plugin's data directory.
+package messages
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Message is one SendMessage call.
+type Message struct {
+	Time int64  `json:"t"` // unix ns, before it was delivered
+	To   string `json:"to"`
+}
+
+func path(data, session string) string {
+	return filepath.Join(data, "messages", session+".jsonl")
+}
+
+// Record appends a message.
+func Record(data, session, to string, at time.Time) error {
+	line, err := json.Marshal(Message{Time: at.UnixNano(), To: to})
+	if err != nil {
+		return err
+	}
+	p := path(data, session)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(append(line, '\n'))
+	return err
+}
+
+// maxMessages bounds what is read: a session sends few.
+const maxMessages = 10000
+
+// Told reports whether a subagent run (agent id, started at start, stopped
+// at or before stop) may have been sent a message: one addressed to its id,
+// or one addressed by a name (not an agent id, not "main") while it ran.
+// A log that cannot be read says it may have been.
+func Told(data, session, agent string, start, stop time.Time) bool {
+	f, err := os.Open(path(data, session))
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 0; sc.Scan() && n < maxMessages; n++ {
+		var m Message
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			return true
+		}
+		at := time.Unix(0, m.Time)
+		switch {
+		case m.To == agent:
+			return true
+		case m.To == "main" || looksLikeAgentID(m.To):
+		case !at.Before(start) && !at.After(stop):
+			return true // a name: it may be this run's
+		}
+	}
+	return sc.Err() != nil
+}
+
+// looksLikeAgentID reports whether s is an agent id as Claude Code makes
+// them ("a" and hex), so a message to it is to that agent only.
+func looksLikeAgentID(s string) bool {
+	if len(s) < 8 || s[0] != 'a' {
+		return false
+	}
+	return strings.Trim(s[1:], "0123456789abcdef") == ""
+}
