@@ -372,6 +372,7 @@ const (
 	hjV2    = "hooks.json (v2): Edit of a task file, no box ticked"
 	hjV3    = "hooks.json (v3): tick with passing evidence, 10,000-file project"
 	hjV4    = "hooks.json (v4): Stop, nothing ticked, 10,000-file project"
+	hjV5    = "hooks.json (v5): Stop after a Bash command, nothing ticked, 10,000-file project"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
 	oldB    = "0.1.0 (b): the same, 10 KB plan edit"
@@ -429,6 +430,11 @@ func cases(f *fixture) []hookCase {
 		{name: hjV2, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(session, f.project, "run it", "run it again"), home: f.home},
 		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
+		// A Bash command ran since the last stop (the run log grew): the
+		// stop hook stats each of the 101 directories for new task files.
+		{name: hjV5, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home, before: func() {
+			ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "ls", Cwd: f.big})
+		}},
 		{name: shFloor, cmd: []string{"/bin/sh", "-c", f.bin["floor"]}, stdin: postInput("default", src), home: f.home},
 		{name: oldA, cmd: launcher("posttooluse"), stdin: postInput("default", src), home: f.home},
 		{name: oldB, cmd: launcher("posttooluse"), stdin: postInput("plan", pend), home: f.home},
@@ -607,4 +613,51 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// BenchmarkTick100k is the cost of a tick on a project of 100,000 source
+// files in 1,000 directories (the staleness walk), through the command
+// line hooks.json runs: not in the table (building the project takes a
+// while); run it with
+//
+//	go test -run '^$' -bench Tick100k -benchtime 10x ./bench
+func BenchmarkTick100k(b *testing.B) {
+	f := setup(b)
+	getenv := func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return dataDir
+		}
+		return ""
+	}
+	huge := filepath.Join(f.root, "huge")
+	for d := 0; d < 1000; d++ {
+		dir := filepath.Join(huge, "src", fmt.Sprintf("pkg%04d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 100; i++ {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", i)), []byte("package p\n"), 0o644)
+		}
+	}
+	tasksText := "# Tasks\n\n- [ ] V1 [VERIFY] Quality check\n  - **Verify**: `go test ./...`\n"
+	os.WriteFile(filepath.Join(huge, "tasks.md"), []byte(tasksText), 0o644)
+	time.Sleep(20 * time.Millisecond)
+	const hugeSession = session + "-huge"
+	if _, err := verifygate.TakeBaseline(getenv, hugeSession, huge); err != nil {
+		b.Fatal(err)
+	}
+	ledger.Append(dataDir, hugeSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "go test ./...", Cwd: huge})
+	argv, err := hookCommand(f, `hooks.PreToolUse.#(matcher=="Edit").hooks.0`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := hookCase{name: "tick, 100,000-file project", cmd: argv, stdin: taskEditInput(hugeSession, huge, "- [ ] V1", "- [x] V1"), home: f.home}
+	run(b, c) // warm the page cache
+	var times []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		times = append(times, run(b, c))
+	}
+	b.StopTimer()
+	fmt.Printf("\n%s: median %s over %d runs, %d CPUs\n", c.name, median(times).Round(10*time.Microsecond), len(times), runtime.NumCPU())
 }

@@ -324,13 +324,16 @@ func runWaive(e *env, args []string) error {
 
 // fromTerminal reports whether rodin waive was run by a person at a
 // terminal: stdin is one, and the command does not run under Claude Code
-// (which sets CLAUDECODE and CLAUDE_CODE_SESSION_ID in its Bash tool,
-// whose stdin is no terminal). An agent that goes out of its way (a pty,
+// (which sets CLAUDECODE, CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION
+// and AI_AGENT in its Bash tool, whose stdin is a pipe, in a session of
+// its own with no terminal). An agent that goes out of its way (a pty,
 // the variables unset) is not stopped here: without Claude Code's sandbox
 // its Bash can write rodin's files directly (docs/hardening.md).
 func fromTerminal(getenv func(string) string, stdin *os.File) bool {
-	if getenv("CLAUDECODE") != "" || getenv("CLAUDE_CODE_SESSION_ID") != "" {
-		return false
+	for _, v := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_CHILD_SESSION", "AI_AGENT"} {
+		if getenv(v) != "" {
+			return false
+		}
 	}
 	fi, err := stdin.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0

@@ -370,3 +370,34 @@ func LoadIndex(data, session string, ix encoding.TextUnmarshaler) bool {
 	b, err := safefile.ReadFile(indexPath(data, session), 64<<20)
 	return err == nil && ix.UnmarshalText(b) == nil
 }
+
+// LogGrowth is the size of the session's run log, and whether what was
+// appended after offset records a run in the background (whose process may
+// still write files). A log that shrank (compacted) or cannot be read
+// reports background, the cautious answer.
+func LogGrowth(data, session string, offset int64) (size int64, background bool) {
+	f, err := os.Open(logPath(data, session))
+	if os.IsNotExist(err) {
+		return 0, false
+	}
+	if err != nil {
+		return -1, true
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return -1, true
+	}
+	size = fi.Size()
+	switch {
+	case size < offset:
+		return size, true
+	case size == offset:
+		return size, false
+	}
+	b := make([]byte, min(size-offset, 4*MaxLog))
+	if _, err := f.ReadAt(b, offset); err != nil && err != io.EOF {
+		return size, true
+	}
+	return size, bytes.Contains(b, []byte(fmt.Sprintf(`"exit":%d`, ExitBackground)))
+}

@@ -303,9 +303,17 @@ type TaskIndex struct {
 	Since int64
 	Root  string   // the project root, absolute
 	Globs []string // the task file globs (Config.TaskFiles)
+	// LogSize is the size the session's run log had when the directories
+	// were last looked at: while it has not grown, no Bash command ran
+	// since, and only a Bash command (or a file tool, which the edit gate
+	// sees) writes a task file. Watch, once a command ran in the
+	// background, says to look every time.
+	LogSize int64
+	Watch   bool
 }
 
-// MarshalText writes the index as lines: `t SINCE`, `r "ROOT"`, `g "GLOB"`,
+// MarshalText writes the index as lines: `t SINCE`, `r "ROOT"`, `m LOGSIZE`,
+// `w 1` (Watch), `g "GLOB"`,
 // then `d MTIME "DIR"`,
 // `f "FILE"` and `k "FILE"` (a file known at the start). Plain lines and
 // quoted paths, read with no reflection: the stop hook reads it at every
@@ -313,7 +321,10 @@ type TaskIndex struct {
 // whole read.
 func (ix TaskIndex) MarshalText() ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "t %d\nr %s\n", ix.Since, strconv.Quote(ix.Root))
+	fmt.Fprintf(&b, "t %d\nr %s\nm %d\n", ix.Since, strconv.Quote(ix.Root), ix.LogSize)
+	if ix.Watch {
+		b.WriteString("w 1\n")
+	}
 	for _, g := range ix.Globs {
 		fmt.Fprintf(&b, "g %s\n", strconv.Quote(g))
 	}
@@ -369,6 +380,10 @@ func (ix *TaskIndex) UnmarshalText(b []byte) error {
 			}
 		case 'r':
 			ix.Root, err = strconv.Unquote(rest)
+		case 'm':
+			ix.LogSize, err = strconv.ParseInt(rest, 10, 64)
+		case 'w':
+			ix.Watch = rest == "1"
 		case 'g':
 			var g string
 			g, err = strconv.Unquote(rest)

@@ -41,6 +41,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if rel == "" {
 		return hookio.NoDecision
 	}
+	s.noteTaskFile(rel)
 	old, err := safefile.ReadFile(path, tasks.MaxSize)
 	exists := true
 	switch {

@@ -55,12 +55,15 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 // finishedExit is the exit a PostToolUse reports: 0 only for a call that
 // ran in the foreground to its end and that Claude Code did not read a
 // non-zero exit of as no error. A call run in the background, or moved
-// there when it outlived its timeout or the user pressed Ctrl+B, gets
-// PostToolUse at launch: its outcome reaches no hook.
+// there (it outlived its timeout, the user pressed Ctrl+B, a message or
+// a turn's end moved it: the backgrounded* fields of 2.1.295 and 2.1.330),
+// gets PostToolUse at launch: its outcome reaches no hook.
 func finishedExit(in hookio.Input) int {
 	res := in.Get("tool_response")
 	switch {
-	case res.Get("backgroundTaskId").String() != "" || res.Get("backgroundedByUser").Bool() || res.Get("timedOutAfterMs").Exists():
+	case res.Get("backgroundTaskId").String() != "" || res.Get("timedOutAfterMs").Exists() ||
+		res.Get("backgroundedByUser").Bool() || res.Get("backgroundedToDeliverMessage").Bool() ||
+		res.Get("backgroundedByTurnAbort").Bool() || res.Get("backgroundedForAgentReport").Bool():
 		return ledger.ExitBackground
 	case res.Get("interrupted").Bool():
 		return ledger.ExitInterrupted

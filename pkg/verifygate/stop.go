@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,10 +146,10 @@ func readSubject(in hookio.Input) string {
 // nothingTicked is the stop hook's quick look, which most stops end with:
 // the session's index of task files (kept since it began) says which task
 // files there are, and none was written since the session began, so no
-// box in one was ticked since. It reads the index and stats a file per
-// directory and per task file: no walk of the tree, no parse of Markdown,
-// no decode of the baseline. Anything it cannot tell sends the stop down
-// the full path.
+// box in one was ticked since. It reads the index, stats the run log and
+// each task file, and a directory each only when a Bash command ran since
+// the last look: no walk of the tree, no parse of Markdown, no decode of
+// the baseline. Anything it cannot tell sends the stop down the full path.
 func nothingTicked(getenv func(string) string, session string) bool {
 	data := evidence.DataDir(getenv)
 	if data == "" || !planfile.ValidSessionID(session) {
@@ -160,8 +161,17 @@ func nothingTicked(getenv func(string) string, session string) bool {
 	}
 	root := ix.Root
 	cfg := project.Config{TaskFiles: ix.Globs}
-	if ix.Refresh(root, cfg) {
-		ledger.SaveIndex(data, session, ix)
+	// The directories are looked at again only when a Bash command ran
+	// since they last were (the run log grew), or ever ran in the
+	// background: a file tool's write of a task file is in the index
+	// already (the edit gate notes it).
+	size, background := ledger.LogGrowth(data, session, ix.LogSize)
+	if ix.Watch || background || size != ix.LogSize {
+		changed := ix.Refresh(root, cfg)
+		if changed || size != ix.LogSize || (background && !ix.Watch) {
+			ix.LogSize, ix.Watch = size, ix.Watch || background
+			ledger.SaveIndex(data, session, ix)
+		}
 	}
 	since := time.Unix(0, ix.Since)
 	for _, rel := range ix.Files {
@@ -171,6 +181,19 @@ func nothingTicked(getenv func(string) string, session string) bool {
 		}
 	}
 	return true
+}
+
+// noteTaskFile adds a task file a file tool writes to the session's index,
+// so that the stop hook's quick look sees it without a look at the
+// directories. A file the tool then fails to write is skipped later.
+func (s *Session) noteTaskFile(rel string) {
+	var ix project.TaskIndex
+	if s.ID == "" || !ledger.LoadIndex(s.Data, s.ID, &ix) || slices.Contains(ix.Files, rel) {
+		return
+	}
+	ix.Files = append(ix.Files, rel)
+	slices.Sort(ix.Files)
+	ledger.SaveIndex(s.Data, s.ID, ix)
 }
 
 // taskFiles are the project's task files, found through the session's
