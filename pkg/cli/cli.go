@@ -78,6 +78,7 @@ var commands = map[string]command{
 	"verify":   {"rodin verify [--timeout D] TASK [FILE]", runVerify},
 	"tasks":    {"rodin tasks [--json] [FILE]", runTasks},
 	"waive":    {"rodin waive TASK [FILE] --reason TEXT", runWaive},
+	"sandbox":  {"rodin sandbox [--enable] [--json]", runSandbox},
 	"exercise": {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
 }
 
@@ -100,7 +101,8 @@ For the verify gate (task files, /rodin:verify):
   rodin verify [--timeout D] TASK [FILE]
                                       run a task's commands from the project root; ends VERIFICATION_PASS or _FAIL
   rodin prompt qa TASK [FILE]         print the rodin:qa-engineer's exact prompt for a task
-  rodin waive TASK [FILE] --reason T  let a task's box be ticked without passing checks (shown wherever it counts)
+  rodin waive TASK [FILE] --reason T  at a terminal: let a task's box be ticked without passing checks (from
+                                      Claude Code a request; the user confirms it by typing /rodin:waive)
 
 For plugin authors (/rodin:exercise):
   rodin exercise [flags] [SKILL...]   run each changed skill/agent in real Claude Code in a disposable project,
@@ -116,6 +118,7 @@ For other orchestrations:
 For people:
   rodin status [--json] [PLAN]        digests, status, evidence, and what the gate would decide
   rodin doctor [--json]               check the installation
+  rodin sandbox [--enable] [--json]   what the settings let Bash do; --enable turns Claude Code's sandbox on
   rodin version                       (also rodin --version)
 
 For Claude Code (the SessionStart hook runs it):

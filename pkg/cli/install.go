@@ -16,6 +16,8 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 )
 
 func runVersion(e *env, args []string) error {
@@ -127,6 +129,8 @@ func runDoctor(e *env, args []string) error {
 	if e.getenv("RODIN_GATE") == "off" {
 		note("RODIN_GATE=off: the plan gate is off")
 	}
+	cwd, _ = os.Getwd()
+	note("sandbox: %s", sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, cwd), "").Summary())
 	if claude, err := exec.LookPath("claude"); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

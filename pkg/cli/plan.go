@@ -17,8 +17,10 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 )
 
 func readPlan(path string) (*planfile.Doc, error) {
@@ -207,6 +209,9 @@ type statusReport struct {
 	Running    int          `json:"running"`
 	Signals    int          `json:"signals"`
 	Gate       gateView     `json:"gate"`
+	// Sandbox is what this project's Claude Code settings let Bash do
+	// (the session's permission mode is not known here).
+	Sandbox sandbox.Status `json:"sandbox"`
 }
 
 type statusValue struct {
@@ -281,6 +286,7 @@ func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 	t := d.Trailer()
 	r := statusReport{Plan: path, Session: t.Session, Problems: d.Problems(), Sealed: d.Sealed(), Signals: len(d.Signals()),
 		PlanHash: digestPair{t.PlanHash, d.PlanDigest()}, GapsHash: digestPair{t.GapsHash, d.GapsDigest()}}
+	r.Sandbox = sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, cwd), "")
 	if r.Problems == nil {
 		r.Problems = []string{}
 	}
@@ -334,6 +340,7 @@ func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 }
 
 func printStatus(w io.Writer, r statusReport) {
+	defer fmt.Fprintf(w, "sandbox:    %s\n", r.Sandbox.Summary())
 	fmt.Fprintf(w, "plan:       %s\n", r.Plan)
 	fmt.Fprintf(w, "session:    %s\n", orNone(r.Session))
 	if len(r.Problems) > 0 {

@@ -18,7 +18,9 @@ import (
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/provenance"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
@@ -60,8 +62,13 @@ func runSetup(e *env, args []string) error {
 	evidence.Prune(e.getenv, evidenceMaxAge, time.Now())
 	if data := evidence.DataDir(e.getenv); data != "" {
 		evidence.PruneDir(ledger.Dir(data), evidenceMaxAge, time.Now())
+		evidence.PruneDir(filepath.Join(data, "messages"), evidenceMaxAge, time.Now())
 	}
-	notes = append(notes, verifyBaseline(e)...)
+	in := readSessionStart(e)
+	notes = append(notes, verifyBaseline(e, in)...)
+	if st := sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, in.Get("cwd").String()), in.Get("permission_mode").String()); st.Unsandboxed {
+		notes = append(notes, st.Message())
+	}
 	evidence.SealKey(e.getenv, true)
 	if err := writeDataPointer(e.getenv); err != nil {
 		notes = append(notes, fmt.Sprintf("could not record where its data lives (%v), so `rodin` in the Bash tool cannot read the recorded runs", err))
@@ -74,18 +81,23 @@ func runSetup(e *env, args []string) error {
 	return err
 }
 
+// readSessionStart reads the SessionStart input on stdin; an empty result
+// when run by hand.
+func readSessionStart(e *env) gjson.Result {
+	b, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+	if err != nil || !gjson.ValidBytes(b) {
+		return gjson.Result{}
+	}
+	return gjson.ParseBytes(b)
+}
+
 // verifyBaseline records the task boxes as the session begins, from the
 // SessionStart input on stdin (session_id, cwd): the verify gate judges the
 // boxes ticked after it.
-func verifyBaseline(e *env) []string {
+func verifyBaseline(e *env, in gjson.Result) []string {
 	if verifygate.Off(e.getenv) {
 		return []string{"the verify gate is OFF for this session (RODIN_VERIFY=off): task boxes are not checked"}
 	}
-	b, err := io.ReadAll(io.LimitReader(e.stdin, 1<<20))
-	if err != nil || !gjson.ValidBytes(b) {
-		return nil // run by hand: no session to take a baseline for
-	}
-	in := gjson.ParseBytes(b)
 	session := in.Get("session_id").String()
 	if !planfile.ValidSessionID(session) {
 		return nil

@@ -21,8 +21,10 @@ import (
 	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
+	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
@@ -112,6 +114,9 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	if getenv("RODIN_GATE") == "off" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] The plan gate is off (RODIN_GATE=off): ExitPlanMode was not checked."}
+	}
+	if why := sandbox.StrictDenial(getenv, project.Root(getenv, in.Cwd()), in.PermissionMode(), "the plan gate denies leaving plan mode"); why != "" {
+		return deny("%s", why)
 	}
 	if v := claudecode.Version(getenv); !claudecode.Supported(v) {
 		return deny("This Claude Code (%s) is older than %s, the oldest release rodin supports: on it a hook that fails or hangs lets ExitPlanMode through, so the gate denies instead. To fix: update Claude Code (`claude update`), or set RODIN_GATE=off to leave plans unchecked.", v, claudecode.MinVersion)

@@ -12,6 +12,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
@@ -75,6 +76,9 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	if len(items) == 0 {
 		return hookio.NoDecision
+	}
+	if why := sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "the verify gate denies ticking "+names(verdictsOf(items))); why != "" {
+		return deny("%s", why)
 	}
 	vs, err := s.Judge(items)
 	if err != nil {
@@ -183,4 +187,13 @@ func ticksABox(input gjson.Result) bool {
 		}
 	}
 	return false
+}
+
+// verdictsOf are empty verdicts for items, to name them.
+func verdictsOf(items []Item) []Verdict {
+	out := make([]Verdict, len(items))
+	for i, it := range items {
+		out[i] = Verdict{File: it.File, Task: it.Task}
+	}
+	return out
 }

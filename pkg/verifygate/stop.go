@@ -17,6 +17,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
@@ -77,6 +78,12 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	}
 	if len(items) == 0 {
 		return hookio.StopOutcome{}
+	}
+	if why := sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "the verify gate does not take "+names(verdictsOf(items))+" as ticked"); why != "" {
+		if again {
+			return hookio.StopOutcome{SystemMessage: "[rodin] " + why + " rodin blocked this stop once already, so it lets it through: these tasks are unverified."}
+		}
+		return hookio.StopOutcome{Block: true, Reason: "[rodin] " + why}
 	}
 	vs, err := s.Judge(items)
 	if err != nil {

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
+)
+
+// runSandbox reports what this project's settings let Bash do, and with
+// --enable turns Claude Code's sandbox on, with no way out, in the user's
+// settings: the one setting that keeps a same-user Bash command from
+// writing rodin's evidence.
+func runSandbox(e *env, args []string) error {
+	var enable, asJSON bool
+	pos, err := flags("sandbox", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&enable, "enable", false, `add "sandbox": {"enabled": true, "allowUnsandboxedCommands": false} to ~/.claude/settings.json`)
+		fs.BoolVar(&asJSON, "json", false, "print the status as JSON")
+	})
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{"sandbox takes no arguments"}
+	}
+	home := e.getenv("HOME")
+	cwd, _ := os.Getwd()
+	root := project.Root(e.getenv, cwd)
+	if enable {
+		if err := enableSandbox(e, home); err != nil {
+			return err
+		}
+	}
+	st := sandbox.Detect(home, root, "")
+	if asJSON {
+		return writeJSON(e.stdout, map[string]any{"sandbox": st, "missing": missingSandboxTools()})
+	}
+	fmt.Fprintf(e.stdout, "sandbox: %s\n", st.Summary())
+	for _, m := range missingSandboxTools() {
+		fmt.Fprintf(e.stdout, "missing: %s (Claude Code's sandbox needs it on Linux; e.g. `sudo apt-get install bubblewrap socat`)\n", m)
+	}
+	return nil
+}
+
+// enableSandbox writes the setting into ~/.claude/settings.json, keeping
+// everything else in the file as it is.
+func enableSandbox(e *env, home string) error {
+	if home == "" {
+		return withHint(fmt.Errorf("HOME is not set"), "run it as the user who runs Claude Code")
+	}
+	p := filepath.Join(home, ".claude", "settings.json")
+	b, err := safefile.ReadFile(p, 4<<20)
+	switch {
+	case os.IsNotExist(err):
+		b = []byte("{}\n")
+	case err != nil:
+		return err
+	case !gjson.ValidBytes(b):
+		return withHint(fmt.Errorf("%s is not valid JSON, so rodin does not touch it", p), `add "sandbox": {"enabled": true, "allowUnsandboxedCommands": false} by hand`)
+	}
+	if b, err = sjson.SetBytes(b, "sandbox.enabled", true); err == nil {
+		b, err = sjson.SetBytes(b, "sandbox.allowUnsandboxedCommands", false)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := safefile.WriteAtomic(p, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s into %s; it takes effect in new sessions.\n", sandbox.FixSetting, p)
+	fmt.Fprintln(e.stdout, "what it costs: Bash commands run in Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS): they cannot write outside the project and the temporary directory, a host not allowed asks before the network is used, and a command cannot ask to run outside it.")
+	return nil
+}
+
+// missingSandboxTools are the programs Claude Code's sandbox needs on this
+// machine that are not on PATH.
+func missingSandboxTools() []string {
+	missing := []string{}
+	if runtime.GOOS != "linux" {
+		return missing
+	}
+	for _, p := range []string{"bwrap", "socat"} {
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}

@@ -1,0 +1,202 @@
+// Package sandbox works out whether a session's Bash tool can run a
+// command outside Claude Code's sandbox without asking anyone. Same-user
+// Bash can write anything the user can, rodin's evidence included; only
+// Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS) stops it.
+//
+// It reads the settings Claude Code reads (managed, the project's local
+// and shared settings, the user's; highest first) and the permission mode
+// of the hook input. It cannot see `--settings` given on the command line,
+// nor what Claude Code decides for a command in auto mode.
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Settings is a settings file as read.
+type Settings struct {
+	Path string
+	JSON gjson.Result
+}
+
+// Files are the settings files Claude Code reads for a project, highest
+// precedence first.
+func Files(home, project string) []string {
+	var out []string
+	switch runtime.GOOS {
+	case "darwin":
+		out = append(out, "/Library/Application Support/ClaudeCode/managed-settings.json")
+	default:
+		out = append(out, "/etc/claude-code/managed-settings.json")
+	}
+	if project != "" {
+		out = append(out, filepath.Join(project, ".claude", "settings.local.json"), filepath.Join(project, ".claude", "settings.json"))
+	}
+	if home != "" {
+		out = append(out, filepath.Join(home, ".claude", "settings.json"))
+	}
+	return out
+}
+
+// Read reads the settings files that exist and hold JSON, highest first;
+// the others are named in unreadable.
+func Read(paths []string) (found []Settings, unreadable []string) {
+	for _, p := range paths {
+		b, err := safefile.ReadFile(p, 4<<20)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil || !gjson.ValidBytes(b) {
+			unreadable = append(unreadable, p)
+			continue
+		}
+		found = append(found, Settings{Path: p, JSON: gjson.ParseBytes(b)})
+	}
+	return found, unreadable
+}
+
+// Status is what a session's Bash can do.
+type Status struct {
+	Mode string `json:"permission_mode,omitempty"`
+	// Sandboxed: sandbox.enabled is true in the setting that wins.
+	Sandboxed bool `json:"sandboxed"`
+	// Escapable: a command may ask to leave the sandbox
+	// (dangerouslyDisableSandbox), allowUnsandboxedCommands not false.
+	Escapable bool `json:"escapable"`
+	// RunsUnasked names what lets Bash run without asking anyone: the
+	// permission mode, or an allow rule for every Bash command and its file.
+	RunsUnasked string `json:"runs_unasked,omitempty"`
+	// Unsandboxed: a Bash command can run outside the sandbox without
+	// asking anyone. The gates' evidence is then only as safe as the
+	// agent is honest.
+	Unsandboxed bool     `json:"unsandboxed"`
+	Settings    []string `json:"settings"`             // the files read
+	Unreadable  []string `json:"unreadable,omitempty"` // settings files that are not JSON
+	Why         string   `json:"why,omitempty"`        // one line, when Unsandboxed
+	Fix         string   `json:"fix,omitempty"`        // the exact setting that fixes it
+}
+
+// FixSetting is what turns the sandbox on with no way out, in a settings
+// file: what `rodin sandbox --enable` writes into the user's settings.
+const FixSetting = `"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}`
+
+// unattendedModes run Bash without asking the user (auto mode lets a
+// classifier decide; dontAsk denies what is not allowed, so it is not one).
+var unattendedModes = map[string]bool{"bypassPermissions": true, "auto": true}
+
+// Detect works out the status for a session in mode (the hook input's
+// permission_mode), reading the settings of home and project.
+func Detect(home, project, mode string) Status {
+	found, unreadable := Read(Files(home, project))
+	return decide(found, unreadable, mode)
+}
+
+func decide(found []Settings, unreadable []string, mode string) Status {
+	st := Status{Mode: mode, Escapable: true, Unreadable: unreadable, Settings: []string{}}
+	enabledSet, escapeSet := false, false
+	for _, s := range found {
+		st.Settings = append(st.Settings, s.Path)
+		if v := s.JSON.Get("sandbox.enabled"); v.Exists() && !enabledSet {
+			st.Sandboxed, enabledSet = v.Bool(), true
+		}
+		if v := s.JSON.Get("sandbox.allowUnsandboxedCommands"); v.Exists() && !escapeSet {
+			st.Escapable, escapeSet = v.Bool(), true
+		}
+		if st.RunsUnasked == "" {
+			s.JSON.Get("permissions.allow").ForEach(func(_, r gjson.Result) bool {
+				if allowsAllBash(r.String()) {
+					st.RunsUnasked = fmt.Sprintf("the allow rule %q in %s", r.String(), s.Path)
+					return false
+				}
+				return true
+			})
+		}
+		if st.RunsUnasked == "" && unattendedModes[s.JSON.Get("permissions.defaultMode").String()] && mode == "" {
+			st.RunsUnasked = fmt.Sprintf("permissions.defaultMode %q in %s", s.JSON.Get("permissions.defaultMode").String(), s.Path)
+		}
+	}
+	if unattendedModes[mode] {
+		st.RunsUnasked = fmt.Sprintf("the permission mode %s", mode)
+	}
+	if st.RunsUnasked == "" {
+		return st
+	}
+	switch {
+	case !st.Sandboxed:
+		st.Unsandboxed = true
+		st.Why = "Bash runs without asking (" + st.RunsUnasked + ") and Claude Code's sandbox is off"
+	case st.Escapable:
+		st.Unsandboxed = true
+		st.Why = "Bash runs without asking (" + st.RunsUnasked + ") and may leave the sandbox (allowUnsandboxedCommands is not false)"
+	default:
+		return st
+	}
+	st.Fix = "add " + FixSetting + " to ~/.claude/settings.json (`rodin sandbox --enable`; on Linux it needs bubblewrap and socat)"
+	return st
+}
+
+// allowsAllBash reports whether a permission rule allows every Bash
+// command: `Bash`, `Bash(*)`, `Bash(:*)` and the like.
+func allowsAllBash(rule string) bool {
+	rule = strings.TrimSpace(rule)
+	if rule == "Bash" {
+		return true
+	}
+	inner, ok := strings.CutPrefix(rule, "Bash(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return false
+	}
+	inner = strings.TrimSpace(strings.TrimSuffix(inner, ")"))
+	return strings.Trim(inner, "*: ") == ""
+}
+
+// Message is the one line a session is told at its start, "" when there
+// is nothing to say.
+func (st Status) Message() string {
+	if !st.Unsandboxed {
+		return ""
+	}
+	return "this session's Bash can run commands outside Claude Code's sandbox without asking (" + st.Why + "): an agent can then write rodin's evidence itself, so the gates hold only as far as it is honest. To fix: " + st.Fix
+}
+
+// Strict reports whether the user asked the gates to deny while Bash is
+// unsandboxed (RODIN_REQUIRE_SANDBOX=1): for unattended loops.
+func Strict(getenv func(string) string) bool {
+	v := getenv("RODIN_REQUIRE_SANDBOX")
+	return v == "1" || v == "true" || v == "yes"
+}
+
+// StrictDenial is the reason a gate gives under RODIN_REQUIRE_SANDBOX when
+// the session's Bash is unsandboxed, "" otherwise.
+func StrictDenial(getenv func(string) string, project, mode, what string) string {
+	if !Strict(getenv) {
+		return ""
+	}
+	st := Detect(getenv("HOME"), project, mode)
+	if !st.Unsandboxed {
+		return ""
+	}
+	return fmt.Sprintf("RODIN_REQUIRE_SANDBOX is set and %s, so %s: evidence a Bash command could have written is not trusted. To fix: %s, then start a new session; or unset RODIN_REQUIRE_SANDBOX.", st.Why, what, st.Fix)
+}
+
+// Summary is one line for `rodin status` and `rodin doctor`, run where the
+// permission mode is not known.
+func (st Status) Summary() string {
+	switch {
+	case st.Unsandboxed:
+		return "Bash can run outside the sandbox without asking: " + st.Why + "; to fix: " + st.Fix
+	case st.Sandboxed && !st.Escapable:
+		return "on, with no way out (allowUnsandboxedCommands false): a Bash command cannot write outside the project"
+	case st.Sandboxed:
+		return "on, but a command may ask to leave it (allowUnsandboxedCommands is not false): in bypassPermissions it would not ask; to fix: add " + FixSetting + " to ~/.claude/settings.json"
+	}
+	return "off: a session in bypassPermissions or auto mode, or one allowing every Bash command, runs Bash outside it without asking; to fix: " + "add " + FixSetting + " to ~/.claude/settings.json (`rodin sandbox --enable`)"
+}
