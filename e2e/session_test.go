@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/sjson"
+
 	"github.com/rodin-gate/rodin/internal/claudecli"
 	"github.com/rodin-gate/rodin/internal/release"
 )
@@ -102,9 +104,23 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 var sessionSlots = make(chan struct{}, 2)
 
 func startSession(t *testing.T, claude string, srv *server, opt options) *session {
+	return startSessionWith(t, claude, srv, opt, "")
+}
+
+// startSessionWith is startSession with the user's settings.json given
+// whole (its permissions.allow is set from opt.allow), "" for the default.
+func startSessionWith(t *testing.T, claude string, srv *server, opt options, settings string) *session {
 	sessionSlots <- struct{}{}
 	t.Cleanup(func() { <-sessionSlots }) // registered first: runs after the session's own cleanup
 	s, env, top := prepareSession(t, srv, &opt)
+	if settings != "" {
+		allow, _ := json.Marshal(append([]string{}, opt.allow...))
+		b, err := sjson.SetRawBytes([]byte(settings), "permissions.allow", allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), string(b)+"\n")
+	}
 	s.socket = fmt.Sprintf("rodin-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())
 	s.target = "e2e"
 	args := []string{"-L", s.socket, "new-session", "-d", "-s", s.target, "-x", "220", "-y", "60", "-c", s.project, "--",
@@ -187,6 +203,7 @@ func prepareSession(t *testing.T, srv *server, opt *options) (*session, []string
 	}
 	writeFile(t, filepath.Join(s.home, ".claude.json"), fmt.Sprintf(`{
   "hasCompletedOnboarding": true,
+  "bypassPermissionsModeAccepted": true,
   "numStartups": 1,
   "customApiKeyResponses": {"approved": [%q], "rejected": []},
   "projects": {%q: {"hasTrustDialogAccepted": true, "allowedTools": []}}

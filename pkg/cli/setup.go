@@ -66,7 +66,11 @@ func runSetup(e *env, args []string) error {
 	}
 	in := readSessionStart(e)
 	notes = append(notes, verifyBaseline(e, in)...)
-	if st := sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, in.Get("cwd").String()), in.Get("permission_mode").String()); st.Unsandboxed {
+	mode := in.Get("permission_mode").String()
+	if mode == "" && in.Get("session_id").Exists() {
+		mode = sandbox.ModeFromProcess() // SessionStart carries no permission_mode
+	}
+	if st := sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, in.Get("cwd").String()), mode); st.Unsandboxed {
 		notes = append(notes, st.Message())
 	}
 	evidence.SealKey(e.getenv, true)

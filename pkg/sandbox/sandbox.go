@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -199,4 +200,66 @@ func (st Status) Summary() string {
 		return "on, but a command may ask to leave it (allowUnsandboxedCommands is not false): in bypassPermissions it would not ask; to fix: add " + FixSetting + " to ~/.claude/settings.json"
 	}
 	return "off: a session in bypassPermissions or auto mode, or one allowing every Bash command, runs Bash outside it without asking; to fix: " + "add " + FixSetting + " to ~/.claude/settings.json (`rodin sandbox --enable`)"
+}
+
+// ModeFromProcess is the permission mode Claude Code was started with, read
+// from the command line of the nearest ancestor process that gave one
+// (`--permission-mode MODE`, `--dangerously-skip-permissions`): the
+// SessionStart input carries no permission_mode (2.1.295, 2.1.330). Linux
+// only (/proc); "" when it cannot tell.
+func ModeFromProcess() string {
+	pid := os.Getppid()
+	for i := 0; i < 12 && pid > 1; i++ {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return ""
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		// Up through the shells that start hooks (and rodin's launcher) to
+		// the first other process, which must be Claude Code: anything else
+		// (a test runner, an editor) says nothing of a session.
+		if !startsHooks[filepath.Base(args[0])] {
+			return modeFlag(args)
+		}
+		if pid, err = parentPID(pid); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// startsHooks are the programs between Claude Code and a hook executable.
+var startsHooks = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ash": true, "busybox": true, "env": true, "rodin": true}
+
+// modeFlag reads the permission mode from Claude Code's command line, ""
+// when the process is not Claude Code or gave none (its default).
+func modeFlag(args []string) string {
+	if !strings.Contains(strings.Join(args, " "), "claude") {
+		return ""
+	}
+	for j, a := range args {
+		switch {
+		case a == "--dangerously-skip-permissions":
+			return "bypassPermissions"
+		case a == "--permission-mode" && j+1 < len(args):
+			return args[j+1]
+		case strings.HasPrefix(a, "--permission-mode="):
+			return strings.TrimPrefix(a, "--permission-mode=")
+		}
+	}
+	return ""
+}
+
+// parentPID reads a process's parent from /proc/PID/stat: the second field
+// after the command name, which is in parentheses and may hold spaces.
+func parentPID(pid int) (int, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("/proc/%d/stat has no parent", pid)
+	}
+	return strconv.Atoi(f[1])
 }

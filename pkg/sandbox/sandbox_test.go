@@ -36,3 +36,20 @@ func TestDecide(t *testing.T) {
 		}
 	}
 }
+
+func TestModeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/usr/bin/claude", "--permission-mode", "bypassPermissions", "--plugin-dir", "x"}, "bypassPermissions"},
+		{[]string{"node", "/opt/claude-code/cli.js", "--permission-mode=acceptEdits"}, "acceptEdits"},
+		{[]string{"claude", "--dangerously-skip-permissions"}, "bypassPermissions"},
+		{[]string{"claude", "-p", "hi"}, ""},
+		{[]string{"/tmp/go-build1/rodin.test", "--permission-mode", "bypassPermissions"}, ""},
+	} {
+		if got := modeFlag(tc.args); got != tc.want {
+			t.Errorf("modeFlag(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
