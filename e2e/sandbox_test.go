@@ -120,3 +120,50 @@ func testUnsandboxedSessionTold(t *testing.T, rel claudecli.Release) {
 		})
 	}
 }
+
+// TestDataDirReadDenied: in plan mode, where Claude Code lets a Read of
+// rodin's data directory through without asking, the Read of seal.key is
+// denied by rodin's hook; a Read of a project file starts no rodin process
+// (the hook's `if` filter).
+func TestDataDirReadDenied(t *testing.T) { eachRelease(t, testDataDirReadDenied) }
+
+func testDataDirReadDenied(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project, home string
+	read := func(path func() string) turn {
+		return func(*server, int) []block { return []block{tool("Read", map[string]any{"file_path": path()})} }
+	}
+	srv.main = []turn{
+		read(func() string { return filepath.Join(project, "main.go") }),
+		read(func() string { return filepath.Join(home, ".claude", "plugins", "data", "rodin-inline", "seal.key") }),
+		say("Done."),
+	}
+	s := startSession(t, rel.Path, srv, options{files: map[string]string{"main.go": "package main\n"}})
+	project, home = s.project, s.home
+	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", "pretooluse"))
+	if len(links) != 1 {
+		t.Fatalf("SessionStart did not link one pretooluse: %v", links)
+	}
+	real, err := filepath.EvalSymlinks(links[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := filepath.Join(s.home, "starts")
+	os.Remove(links[0])
+	writeFile(t, links[0], "#!/bin/sh\necho start >> '"+count+"'\nexec '"+real+"' \"$@\"\n")
+	os.Chmod(links[0], 0o755)
+
+	s.prompt("Read main.go, then the seal key.")
+	if r := s.waitResult("Read", 0); r.IsError {
+		t.Fatalf("the Read of main.go: %s", r.Text)
+	}
+	starts, _ := os.ReadFile(count)
+	key := s.waitResult("Read", 1)
+	if !key.IsError || !strings.Contains(key.Text, "[rodin]") || !strings.Contains(key.Text, "rodin's data directory") {
+		t.Fatalf("the Read of seal.key in plan mode: is_error=%v %s", key.IsError, key.Text)
+	}
+	if n := strings.Count(string(starts), "start"); n != 0 {
+		t.Errorf("the Read of main.go started pretooluse %d times, want 0", n)
+	}
+	t.Logf("the denied Read, as the model saw it: %.300s", key.Text)
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if tool == "SendMessage" {
 		recordMessage(in, getenv)
 		return hookio.NoDecision
+	}
+	if tool == "Read" {
+		return guardDataRead(in, getenv)
 	}
 	if tool != "ExitPlanMode" {
 		return hookio.NoDecision
@@ -235,4 +239,32 @@ func recordMessage(in hookio.Input, getenv func(string) string) {
 		return
 	}
 	messages.Record(data, session, to, time.Now())
+}
+
+// guardDataRead denies a Read of rodin's data directory (the evidence, the
+// run logs, the waivers, the seal key) in every mode: plan mode lets a Read
+// there through without asking, and an agent that has read seal.key can
+// seal a plan it wrote. hooks.json starts this only for paths under the
+// data directories (`if`), so no other Read starts a process.
+func guardDataRead(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	path, _, err := in.Field("tool_input.file_path")
+	if err != nil || path == "" {
+		return hookio.NoDecision // the tool refuses it itself
+	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	for _, dir := range []string{evidence.DataDir(getenv), filepath.Join(getenv("HOME"), ".cache", "rodin")} {
+		if dir == "" {
+			continue
+		}
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = d
+		}
+		if real == dir || strings.HasPrefix(real, dir+string(filepath.Separator)) {
+			return deny("%s is in rodin's data directory (%s), which holds the gates' evidence and keys: no tool reads it. To fix: use `rodin status` or `rodin tasks` to see what rodin recorded.", path, dir)
+		}
+	}
+	return hookio.NoDecision
 }
