@@ -58,6 +58,8 @@ Flags:
   --no-interactive       claude -p with AskUserQuestion disallowed, instead of the control protocol
   --claude PATH          the claude CLI (default: claude on PATH)
   --keep                 keep the project and print where it is
+  --no-sandbox           run the session outside Claude Code's sandbox (by default it runs in it: no write
+                         outside its project, no way out, GitHub denied; bubblewrap and socat on Linux)
   --dry-run              show what would run and how; start nothing
 
 Checks, as list items under a criterion (anything else goes to the
@@ -78,7 +80,7 @@ func runExercise(e *env, args []string) error {
 		base, scaffold, prompt, skillArgs, spec, report, model, mode, claude string
 		timeout                                                              time.Duration
 		maxTurns                                                             int
-		asJSON, keep, dryRun, noControl                                      bool
+		asJSON, keep, dryRun, noControl, noSandbox                           bool
 	)
 	names, err := flags("exercise", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&base, "base", "", "compare with this branch (default: the repository's default branch)")
@@ -96,6 +98,7 @@ func runExercise(e *env, args []string) error {
 		fs.BoolVar(&keep, "keep", false, "keep the disposable project and print where")
 		fs.BoolVar(&dryRun, "dry-run", false, "show what would run, run nothing")
 		fs.BoolVar(&noControl, "no-interactive", false, "run `claude -p` with AskUserQuestion disallowed, not the control protocol")
+		fs.BoolVar(&noSandbox, "no-sandbox", false, "run the session outside Claude Code's sandbox (it can then write outside its project and reach GitHub)")
 	})
 	if err != nil {
 		return err
@@ -162,7 +165,7 @@ func runExercise(e *env, args []string) error {
 	}
 	opts := exercise.Options{
 		Env: childEnv(), RodinPlugin: pluginRoot(e), Scaffold: scaffold, Timeout: timeout, Prompt: prompt, Args: skillArgs,
-		Criteria: criteria, Model: model, PermissionMode: mode, MaxTurns: maxTurns, Keep: keep, NoControl: noControl,
+		Criteria: criteria, Model: model, PermissionMode: mode, MaxTurns: maxTurns, Keep: keep, NoControl: noControl, NoSandbox: noSandbox,
 		Progress: e.stderr,
 	}
 	if opts.RodinPlugin != "" {

@@ -30,6 +30,7 @@ type Options struct {
 	Claude         string   // the CLI
 	Env            []string // its environment
 	RodinPlugin    string   // rodin's plugin directory, for the evaluator agent; "" when unknown
+	NoSandbox      bool     // run the session outside Claude Code's sandbox (--no-sandbox)
 	Scaffold       string   // a project to copy; "" for the default one
 	Timeout        time.Duration
 	Prompt         string // replaces the default prompt
@@ -118,6 +119,9 @@ func Args(c Component, o Options, mode headless.Mode) []string {
 		// are allowed up front (gh only by the dry-run instruction).
 		args = append(args, "--permission-mode", "acceptEdits", "--allowedTools", "Bash")
 	}
+	if !o.NoSandbox {
+		args = append(args, "--settings", sandboxSettings())
+	}
 	var system []string
 	if c.Kind == "skill" && isGitHubSkill(filepath.Join(c.PluginDir, "skills", c.Name, "SKILL.md")) {
 		system = append(system, dryRunInstruction)
@@ -163,6 +167,23 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 		return out
 	}
 	progress(o, c, start, "project %s", project)
+	if o.RodinPlugin != "" {
+		judge, err := copyEvaluator(o.RodinPlugin, filepath.Join(top, "judge"))
+		if err != nil {
+			out.Status, out.Reason = Failed, "cannot copy the evaluator's definition before the session: "+err.Error()
+			return out
+		}
+		o.RodinPlugin = judge
+	}
+	switch missing := sandboxMissing(); {
+	case o.NoSandbox:
+		out.Notes = append(out.Notes, "Not sandboxed (--no-sandbox): the session's Bash could write outside its project and reach GitHub.")
+	case missing != "":
+		o.NoSandbox = true
+		out.Notes = append(out.Notes, "Not sandboxed: Claude Code's sandbox needs "+missing+", which is not on PATH; the session's Bash could write outside its project and reach GitHub.")
+	default:
+		out.Notes = append(out.Notes, "Sandboxed: the session's Bash could not write outside its project, leave the sandbox, or reach GitHub; it was judged by a copy of the evaluator taken before it started.")
+	}
 	before := Take(project)
 
 	// Plan mode writes its plan where the user's settings say (plansDirectory,
