@@ -45,13 +45,16 @@ func testSandboxedSession(t *testing.T, rel claudecli.Release) {
 			return []block{tool("Bash", map[string]any{"command": forge, "description": "record a pass"})}
 		},
 		edit("- [ ] V2", "- [x] V2"), // forged: denied
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": `cat "$HOME/.claude/plugins/data/rodin-inline/seal.key"`, "description": "read the key"})}
+		},
 		say("Done."),
 	}
 	s := startSessionWith(t, rel.Path, srv, options{mode: "acceptEdits", files: map[string]string{
 		"tasks.md":   sandboxTasks,
 		"check.sh":   "echo checks passed\n",
 		"release.sh": "echo no signing key; exit 1\n",
-	}}, `{"useAutoModeDuringPlan": false, "sandbox": {"enabled": true, "allowUnsandboxedCommands": false, "autoAllowBashIfSandboxed": true}}`)
+	}}, `{"useAutoModeDuringPlan": false, "sandbox": {"enabled": true, "allowUnsandboxedCommands": false, "autoAllowBashIfSandboxed": true}, "permissions": {"deny": ["Read(~/.claude/plugins/data/rodin*/seal.key)"]}}`)
 	project, home = s.project, s.home
 	s.prompt("Work through tasks.md.")
 
@@ -75,6 +78,22 @@ func testSandboxedSession(t *testing.T, rel claudecli.Release) {
 	t.Logf("the forged write, as the model saw it: %.300s", forged.Text)
 	if v2 := s.waitResult("Edit", 1); !v2.IsError || !strings.Contains(v2.Text, "This Edit ticks V2") {
 		t.Fatalf("the tick of V2 after a forged record: is_error=%v %s", v2.IsError, v2.Text)
+	}
+	// The seal key: the deny rule `rodin sandbox --enable` writes holds for
+	// a sandboxed cat too (answered yes, if Claude Code asks).
+	for i := 0; i < 10; i++ {
+		if _, ok := srv.result("Bash", 2); ok {
+			break
+		}
+		if strings.Contains(s.pane(), "Do you want to proceed") {
+			exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
+		}
+		time.Sleep(time.Second)
+	}
+	key := s.waitResult("Bash", 2)
+	t.Logf("cat seal.key, as the model saw it: %.200s", key.Text)
+	if strings.Contains(key.Text, "rodin-test-seal-key") {
+		t.Fatalf("a sandboxed Bash command read the seal key: %s", key.Text)
 	}
 	logs, _ := filepath.Glob(filepath.Join(home, ".claude", "plugins", "data", "rodin-inline", "verify", "*.jsonl"))
 	for _, l := range logs {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -70,6 +71,13 @@ func enableSandbox(e *env, home string) error {
 	if b, err = sjson.SetBytes(b, "sandbox.enabled", true); err == nil {
 		b, err = sjson.SetBytes(b, "sandbox.allowUnsandboxedCommands", false)
 	}
+	// The seal key, unreadable to every tool: a Read deny rule holds for
+	// the Read tool in every mode, and Claude Code enforces it on sandboxed
+	// commands too (no `cat seal.key`). Only the hooks, outside the
+	// sandbox, need it.
+	if err == nil && !slices.Contains(stringsOf(gjson.GetBytes(b, "permissions.deny")), sealKeyRule) {
+		b, err = sjson.SetBytes(b, "permissions.deny.-1", sealKeyRule)
+	}
 	if err != nil {
 		return err
 	}
@@ -79,7 +87,7 @@ func enableSandbox(e *env, home string) error {
 	if err := safefile.WriteAtomic(p, b, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s into %s; it takes effect in new sessions.\n", sandbox.FixSetting, p)
+	fmt.Fprintf(e.stdout, "wrote %s and the deny rule %q into %s; they take effect in new sessions.\n", sandbox.FixSetting, sealKeyRule, p)
 	fmt.Fprintln(e.stdout, "what it costs: Bash commands run in Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS): they cannot write outside the project and the temporary directory, a host not allowed asks before the network is used, and a command cannot ask to run outside it.")
 	return nil
 }
@@ -97,4 +105,16 @@ func missingSandboxTools() []string {
 		}
 	}
 	return missing
+}
+
+// sealKeyRule keeps every tool from reading rodin's seal key.
+const sealKeyRule = "Read(~/.claude/plugins/data/rodin*/seal.key)"
+
+func stringsOf(r gjson.Result) []string {
+	var out []string
+	r.ForEach(func(_, v gjson.Result) bool {
+		out = append(out, v.String())
+		return true
+	})
+	return out
 }
