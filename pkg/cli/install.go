@@ -241,6 +241,11 @@ func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	for _, event := range []string{"Stop", "TaskCompleted"} {
 		report(find(event, "", execs("stop")), "hooks.json runs the verify gate's stop hook on %s", event)
 	}
+	report(find("UserPromptSubmit", "", execs("posttooluse")), "hooks.json records the waivers the user types (/rodin:waive)")
+	report(find("PreToolUse", "SendMessage", execs("pretooluse")), "hooks.json records the messages sent to subagents (first answers only)")
+	report(find("PreToolUse", "Read", func(h gjson.Result) bool {
+		return execs("pretooluse")(h) && h.Get("onFailure").String() == "block" && strings.Contains(h.Get("if").String(), "plugins/data/rodin")
+	}), "hooks.json denies Reads of rodin's data directory, blocking when it fails")
 	if data == "" {
 		return
 	}
