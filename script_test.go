@@ -121,6 +121,9 @@ func setup(env *testscript.Env) error {
 	env.Setenv("PROJECT", project)
 	env.Setenv("RODIN_NOW", "2026-11-21T12:00:00Z")
 	env.Setenv("CLAUDE_PLUGIN_DATA", filepath.Join(env.WorkDir, "data"))
+	// This machine's managed Claude Code settings (a sandbox turned on by
+	// an administrator) must not change what the scripts see.
+	env.Setenv("RODIN_MANAGED_SETTINGS", filepath.Join(env.WorkDir, "no-managed-settings.json"))
 	// A fixed seal key, so that sealed files compare with their goldens.
 	if err := os.MkdirAll(filepath.Join(env.WorkDir, "data"), 0o700); err != nil {
 		return err

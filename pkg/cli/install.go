@@ -130,7 +130,7 @@ func runDoctor(e *env, args []string) error {
 		note("RODIN_GATE=off: the plan gate is off")
 	}
 	cwd, _ = os.Getwd()
-	note("sandbox: %s", sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, cwd), "").Summary())
+	note("sandbox: %s", sandbox.Detect(e.getenv, project.Root(e.getenv, cwd), "").Summary())
 	if claude, err := exec.LookPath("claude"); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -286,7 +286,7 @@ func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 	t := d.Trailer()
 	r := statusReport{Plan: path, Session: t.Session, Problems: d.Problems(), Sealed: d.Sealed(), Signals: len(d.Signals()),
 		PlanHash: digestPair{t.PlanHash, d.PlanDigest()}, GapsHash: digestPair{t.GapsHash, d.GapsDigest()}}
-	r.Sandbox = sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, cwd), "")
+	r.Sandbox = sandbox.Detect(e.getenv, project.Root(e.getenv, cwd), "")
 	if r.Problems == nil {
 		r.Problems = []string{}
 	}

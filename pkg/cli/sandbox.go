@@ -41,7 +41,7 @@ func runSandbox(e *env, args []string) error {
 			return err
 		}
 	}
-	st := sandbox.Detect(home, root, "")
+	st := sandbox.Detect(e.getenv, root, "")
 	if asJSON {
 		return writeJSON(e.stdout, map[string]any{"sandbox": st, "missing": missingSandboxTools()})
 	}

@@ -70,7 +70,7 @@ func runSetup(e *env, args []string) error {
 	if mode == "" && in.Get("session_id").Exists() {
 		mode = sandbox.ModeFromProcess() // SessionStart carries no permission_mode
 	}
-	if st := sandbox.Detect(e.getenv("HOME"), project.Root(e.getenv, in.Get("cwd").String()), mode); st.Unsandboxed {
+	if st := sandbox.Detect(e.getenv, project.Root(e.getenv, in.Get("cwd").String()), mode); st.Unsandboxed {
 		notes = append(notes, st.Message())
 	}
 	evidence.SealKey(e.getenv, true)

@@ -29,11 +29,15 @@ type Settings struct {
 }
 
 // Files are the settings files Claude Code reads for a project, highest
-// precedence first.
-func Files(home, project string) []string {
+// precedence first. RODIN_MANAGED_SETTINGS names another managed settings
+// file (the tests name none, so that a machine's own does not change them).
+func Files(getenv func(string) string, project string) []string {
+	home := getenv("HOME")
 	var out []string
-	switch runtime.GOOS {
-	case "darwin":
+	switch managed := getenv("RODIN_MANAGED_SETTINGS"); {
+	case managed != "":
+		out = append(out, managed)
+	case runtime.GOOS == "darwin":
 		out = append(out, "/Library/Application Support/ClaudeCode/managed-settings.json")
 	default:
 		out = append(out, "/etc/claude-code/managed-settings.json")
@@ -94,9 +98,9 @@ const FixSetting = `"sandbox": {"enabled": true, "allowUnsandboxedCommands": fal
 var unattendedModes = map[string]bool{"bypassPermissions": true, "auto": true}
 
 // Detect works out the status for a session in mode (the hook input's
-// permission_mode), reading the settings of home and project.
-func Detect(home, project, mode string) Status {
-	found, unreadable := Read(Files(home, project))
+// permission_mode), reading the settings of the user (HOME) and project.
+func Detect(getenv func(string) string, project, mode string) Status {
+	found, unreadable := Read(Files(getenv, project))
 	return decide(found, unreadable, mode)
 }
 
@@ -181,7 +185,7 @@ func StrictDenial(getenv func(string) string, project, mode, what string) string
 	if !Strict(getenv) {
 		return ""
 	}
-	st := Detect(getenv("HOME"), project, mode)
+	st := Detect(getenv, project, mode)
 	if !st.Unsandboxed {
 		return ""
 	}
