@@ -58,28 +58,29 @@ type command struct {
 var commandHelp = map[string]string{"exercise": exerciseHelp}
 
 var commands = map[string]command{
-	"check":    {"rodin check PLAN", runCheck},
-	"extract":  {"rodin extract PLAN", runExtract},
-	"gaps":     {"rodin gaps [--next-id|--json] PLAN", runGaps},
-	"parse":    {"rodin parse critic|validator < ANSWER", runParse},
-	"signal":   {"rodin signal PLAN | rodin signal pass|fail [--reason TEXT]", runSignal},
-	"leakage":  {"rodin leakage PLAN", runLeakage},
-	"prompt":   {"rodin prompt critic|validator PLAN | rodin prompt qa TASK [FILE]", runPrompt},
-	"findings": {"rodin findings PLAN", runFindings},
-	"verdict":  {"rodin verdict PLAN", runVerdict},
-	"status":   {"rodin status [--json] [PLAN]", runStatus},
-	"doctor":   {"rodin doctor [--json]", runDoctor},
-	"version":  {"rodin version", runVersion},
-	"build":    {"rodin build [--all] [--out DIR]", runBuild},
-	"install":  {"rodin install", runInstall},
-	"release":  {"rodin release [--out DIR]", runRelease},
-	"setup":    {"rodin setup", runSetup},
-	"checks":   {"rodin checks [--json]", runChecks},
-	"verify":   {"rodin verify [--timeout D] TASK [FILE]", runVerify},
-	"tasks":    {"rodin tasks [--json] [FILE]", runTasks},
-	"waive":    {"rodin waive TASK [FILE] --reason TEXT", runWaive},
-	"sandbox":  {"rodin sandbox [--enable] [--json]", runSandbox},
-	"exercise": {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
+	"check":     {"rodin check PLAN", runCheck},
+	"extract":   {"rodin extract PLAN", runExtract},
+	"gaps":      {"rodin gaps [--next-id|--json] PLAN", runGaps},
+	"parse":     {"rodin parse critic|validator < ANSWER", runParse},
+	"signal":    {"rodin signal PLAN | rodin signal pass|fail [--reason TEXT]", runSignal},
+	"leakage":   {"rodin leakage PLAN", runLeakage},
+	"prompt":    {"rodin prompt critic|validator PLAN | rodin prompt qa TASK [FILE]", runPrompt},
+	"findings":  {"rodin findings PLAN", runFindings},
+	"verdict":   {"rodin verdict PLAN", runVerdict},
+	"status":    {"rodin status [--json] [PLAN]", runStatus},
+	"doctor":    {"rodin doctor [--json]", runDoctor},
+	"version":   {"rodin version", runVersion},
+	"build":     {"rodin build [--all] [--out DIR]", runBuild},
+	"install":   {"rodin install", runInstall},
+	"uninstall": {"rodin uninstall [--dry-run]", runUninstall},
+	"release":   {"rodin release [--out DIR]", runRelease},
+	"setup":     {"rodin setup", runSetup},
+	"checks":    {"rodin checks [--json]", runChecks},
+	"verify":    {"rodin verify [--timeout D] TASK [FILE]", runVerify},
+	"tasks":     {"rodin tasks [--json] [FILE]", runTasks},
+	"waive":     {"rodin waive TASK [FILE] --reason TEXT", runWaive},
+	"sandbox":   {"rodin sandbox [--enable] [--json]", runSandbox},
+	"exercise":  {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -118,6 +119,7 @@ For other orchestrations:
 For people:
   rodin status [--json] [PLAN]        digests, status, evidence, and what the gate would decide
   rodin doctor [--json]               check the installation
+  rodin uninstall [--dry-run]         unregister the plugin, remove the link, data, caches and built executables
   rodin sandbox [--enable] [--json]   what the settings let Bash do; --enable turns Claude Code's sandbox on
   rodin version                       (also rodin --version)
 

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// runUninstall undoes `rodin install` and what rodin left on the machine:
+// the plugin's registration with Claude Code, the link on PATH, rodin's
+// data directories (evidence, run logs, waivers, seal key), its caches,
+// the Claude Code releases the test suite installed, and the executables
+// built into the checkout. It lists what it removes, with sizes; --dry-run
+// lists and removes nothing. The checkout itself is the user's to delete.
+func runUninstall(e *env, args []string) error {
+	var dryRun bool
+	pos, err := flags("uninstall", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&dryRun, "dry-run", false, "list what would be removed, remove nothing")
+	})
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError{"uninstall takes no arguments"}
+	}
+	home := e.getenv("HOME")
+	if home == "" {
+		return withHint(fmt.Errorf("HOME is not set"), "run it as the user who installed rodin")
+	}
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+
+	// Claude Code's registration first: a plugin it still lists would fail
+	// to load once its files are gone.
+	if claude, err := exec.LookPath("claude"); err == nil {
+		for _, a := range [][]string{{"plugin", "uninstall", "rodin@rodin"}, {"plugin", "marketplace", "remove", "rodin"}} {
+			if dryRun {
+				fmt.Fprintf(e.stdout, "would run: claude %s\n", strings.Join(a, " "))
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			out, err := exec.CommandContext(ctx, claude, a...).CombinedOutput()
+			cancel()
+			msg := strings.TrimSpace(string(out))
+			switch {
+			case err == nil:
+				fmt.Fprintf(e.stdout, "ran: claude %s\n", strings.Join(a, " "))
+			case strings.Contains(strings.ToLower(msg), "not found") || strings.Contains(strings.ToLower(msg), "not installed"):
+				fmt.Fprintf(e.stdout, "claude %s: nothing to do (%s)\n", strings.Join(a, " "), firstLine(msg))
+			default:
+				fmt.Fprintf(e.stdout, "claude %s failed (%v): %s; run it yourself\n", strings.Join(a, " "), err, firstLine(msg))
+			}
+		}
+	} else {
+		fmt.Fprintln(e.stdout, "claude is not on PATH: if rodin is registered with Claude Code, run `claude plugin uninstall rodin@rodin` and `claude plugin marketplace remove rodin`")
+	}
+
+	var targets []string
+	binDir := e.getenv("XDG_BIN_HOME")
+	if binDir == "" {
+		binDir = filepath.Join(home, ".local", "bin")
+	}
+	var roots []string
+	if link := filepath.Join(binDir, "rodin"); isRodinLink(link) {
+		targets = append(targets, link)
+		if exe, err := os.Readlink(link); err == nil {
+			roots = append(roots, filepath.Dir(filepath.Dir(filepath.Dir(exe)))) // CHECKOUT/plugin/libexec/rodin-…
+		}
+	}
+	data, _ := filepath.Glob(filepath.Join(home, ".claude", "plugins", "data", "rodin-*"))
+	targets = append(targets, data...)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = filepath.Join(home, ".cache")
+	}
+	targets = append(targets, filepath.Join(cache, "rodin"), filepath.Join(cache, "rodin-test"))
+	if root, err := checkoutRoot(); err == nil {
+		roots = append(roots, root)
+	}
+	seen := map[string]bool{}
+	for _, root := range roots {
+		if seen[root] {
+			continue
+		}
+		seen[root] = true
+		built, _ := filepath.Glob(filepath.Join(root, "plugin", "libexec", "*"))
+		for _, b := range built {
+			if filepath.Base(b) != ".gitignore" && filepath.Base(b) != "README.md" {
+				targets = append(targets, b)
+			}
+		}
+	}
+
+	var total int64
+	for _, t := range targets {
+		fi, err := os.Lstat(t)
+		if err != nil {
+			continue
+		}
+		size := treeSize(t, fi)
+		if !dryRun {
+			if err := os.RemoveAll(t); err != nil {
+				fmt.Fprintf(e.stdout, "could not remove %s: %v\n", t, err)
+				continue
+			}
+		}
+		total += size
+		fmt.Fprintf(e.stdout, "%s %s (%s)\n", verb, t, humanSize(size))
+	}
+	fmt.Fprintf(e.stdout, "%s %s in all. The checkout, if you cloned one, is yours to delete.\n", verb, humanSize(total))
+	return nil
+}
+
+func treeSize(path string, fi fs.FileInfo) int64 {
+	if !fi.IsDir() {
+		return fi.Size()
+	}
+	var n int64
+	filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if i, err := d.Info(); err == nil {
+				n += i.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
