@@ -11,6 +11,7 @@
 package claudecli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,6 +139,10 @@ func install(version string) (string, string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err.Error()
 	}
+	// Said once per release (find caches the result), on stderr: what is
+	// downloaded, where, and why. `go test ./...` shows a passing package's
+	// output only with -v; the README says it too.
+	fmt.Fprintf(os.Stderr, "rodin tests: installing Claude Code %s (npm @anthropic-ai/claude-code@%s, about 240 MB) into %s for the end-to-end tier; it stays there for later runs (`rodin uninstall` removes it)\n", version, version, dir)
 	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "@anthropic-ai/claude-code@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", "npm install @anthropic-ai/claude-code@" + version + " failed: " + err.Error() + "\n" + string(out)

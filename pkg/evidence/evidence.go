@@ -5,7 +5,7 @@
 // assessment happened (SPEC section 2). The hooks therefore write what they
 // saw of each run into a small file per session under the plugin's data
 // directory (CLAUDE_PLUGIN_DATA), which the gate reads. What an agent with
-// other tools could still do there is in the README's Provenance section.
+// other tools could still do there is in docs/security.md.
 //
 // Since Claude Code 2.1.3xx subagents run in the background: a run is seen
 // first as a launch (PostToolUse on Agent with status "async_launched":

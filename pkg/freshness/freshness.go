@@ -1,7 +1,7 @@
 // Package freshness decides whether evidence still speaks for the code: a
 // command that passed at time T says nothing about files changed after T.
 //
-// The rule (README, "verify gate"): evidence recorded at T is stale when
+// The rule (docs/verify-gate.md): evidence recorded at T is stale when
 // any file of the project's source tree (project.Tree: hidden directories,
 // node_modules, the root .gitignore's patterns, the configured ignores and
 // the task files left out) has a modification or status-change time at or

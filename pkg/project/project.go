@@ -226,7 +226,7 @@ func (t *Tree) ignored(rel string, dir bool) bool {
 // with a slash before its end is anchored at the root, one without
 // matches a name at any depth, a trailing slash means directories only.
 // Negations (`!`) are not read: a file they would bring back stays out of
-// the walk. That is documented in the README.
+// the walk. That is documented in docs/verify-gate.md.
 type gitignore struct {
 	glob     string
 	anchored bool
