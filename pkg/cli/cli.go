@@ -145,10 +145,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				fmt.Fprintf(stdout, "usage: %s\n%s", c.usage, commandHelp[args[1]])
-				return 0
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "rodin: no command %q to help with\n", args[1])
+				if near := nearest(args[1]); near != "" {
+					fmt.Fprintf(stderr, "rodin: hint: did you mean `rodin help %s`?\n", near)
+				} else {
+					fmt.Fprintf(stderr, "rodin: hint: run `rodin help` for the list\n")
+				}
+				return 2
 			}
+			fmt.Fprintf(stdout, "usage: %s\n%s", c.usage, commandHelp[args[1]])
+			return 0
 		}
 		io.WriteString(stdout, usage)
 		return 0

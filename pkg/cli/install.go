@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -24,8 +25,37 @@ func runVersion(e *env, args []string) error {
 	if len(args) > 0 {
 		return usageError{"version takes no arguments"}
 	}
-	fmt.Fprintf(e.stdout, "rodin %s %s/%s %s\n", Version, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(e.stdout, "rodin %s%s %s/%s %s\n", Version, commit(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	return nil
+}
+
+// commit is " (commit 1234abcd)" from the build's version control stamp,
+// " (commit 1234abcd, modified)" for a build of uncommitted changes, ""
+// when the build carries none (go run, go test).
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, modified := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified {
+		return " (commit " + rev + ", modified)"
+	}
+	return " (commit " + rev + ")"
 }
 
 // pluginRoot finds the plugin directory: CLAUDE_PLUGIN_ROOT, or

@@ -82,7 +82,7 @@ func runCheck(e *env, args []string) error {
 	entryProblems = append(entryProblems, d.StrayGapsLines()...)
 	switch {
 	case len(problems) == 1 && len(entryProblems) == 0:
-		return specMessage(problems[0]) // the SPEC's message, as it is
+		return withHint(specMessage(problems[0]), "in %s", path) // the SPEC's message, as it is, and the file
 	case len(entryProblems) > 0:
 		problems = append(problems, fmt.Sprintf("%s: gap entries are not well formed:\n  %s", path, strings.Join(entryProblems, "\n  ")))
 		return withHint(errors.New(strings.Join(problems, "\nrodin: ")),
@@ -136,6 +136,9 @@ func runGaps(e *env, args []string) error {
 		// "block" tells a plan without a gaps block from one with an empty block.
 		return writeJSON(e.stdout, map[string]any{"block": d.HasGapsBlock(), "gaps": gaps, "problems": problems})
 	default:
+		if !d.HasGapsBlock() {
+			return withHint(fmt.Errorf("%s has no gaps block", args[0]), "add `<!-- rodin:gaps:start -->` and `<!-- rodin:gaps:end -->` around the gap entries; `rodin check` says what else the plan needs")
+		}
 		if gaps := d.GapsContent(); len(gaps) > 0 {
 			_, err = e.stdout.Write(canonical(gaps))
 		}

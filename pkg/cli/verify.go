@@ -401,7 +401,7 @@ func runTasks(e *env, args []string) error {
 	for _, rel := range files {
 		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
 		if err != nil {
-			return err
+			return withHint(fmt.Errorf("cannot read the task file %s: %v", rel, errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
 		}
 		for _, t := range tasks.Parse(b) {
 			v := taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, Checked: t.Checked, Optional: t.Optional, Verify: s.IsVerification(rel, t)}
