@@ -68,10 +68,14 @@ func Build(root, out string, pkgs []string, targets [][2]string, log io.Writer) 
 	if err != nil {
 		return err
 	}
+	ldflags := "-s -w"
+	if c := sourceCommit(root); c != "" {
+		ldflags += " -X github.com/rodin-gate/rodin/pkg/cli.Commit=" + c
+	}
 	for _, t := range targets {
 		for _, pkg := range pkgs {
 			dst := filepath.Join(out, BinaryName(filepath.Base(pkg), t[0], t[1]))
-			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-s -w", "-o", dst, pkg)
+			cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags", ldflags, "-o", dst, pkg)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "GOWORK="+work, "GOOS="+t[0], "GOARCH="+t[1], "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {
@@ -275,4 +279,20 @@ func CopyTree(src, dst string, skip ...string) error {
 		}
 		return os.WriteFile(target, data, fi.Mode().Perm())
 	})
+}
+
+// sourceCommit is the commit the checkout at root is at, with "-modified"
+// when it has uncommitted changes, for `rodin --version`; "" when root is
+// not a git checkout (a release archive) or git is not installed. The Go
+// toolchain's own stamp is off wherever GOFLAGS has -buildvcs=false.
+func sourceCommit(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "-modified"
+	}
+	return c
 }

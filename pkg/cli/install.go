@@ -29,10 +29,16 @@ func runVersion(e *env, args []string) error {
 	return nil
 }
 
+// Commit is the commit rodin was built from, set by rodin build (-X).
+var Commit string
+
 // commit is " (commit 1234abcd)" from the build's version control stamp,
 // " (commit 1234abcd, modified)" for a build of uncommitted changes, ""
 // when the build carries none (go run, go test).
 func commit() string {
+	if Commit != "" {
+		return " (commit " + strings.Replace(Commit, "-modified", ", modified", 1) + ")"
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
