@@ -154,6 +154,7 @@ func testDataDirReadDenied(t *testing.T, rel claudecli.Release) {
 	}
 	srv.main = []turn{
 		read(func() string { return filepath.Join(project, "main.go") }),
+		say("I read main.go."), // the turn ends: no hook runs while the starts are counted
 		read(func() string { return filepath.Join(home, ".claude", "plugins", "data", "rodin-inline", "seal.key") }),
 		say("Done."),
 	}
@@ -172,11 +173,13 @@ func testDataDirReadDenied(t *testing.T, rel claudecli.Release) {
 	writeFile(t, links[0], "#!/bin/sh\necho start >> '"+count+"'\nexec '"+real+"' \"$@\"\n")
 	os.Chmod(links[0], 0o755)
 
-	s.prompt("Read main.go, then the seal key.")
+	s.prompt("Read main.go.")
 	if r := s.waitResult("Read", 0); r.IsError {
 		t.Fatalf("the Read of main.go: %s", r.Text)
 	}
+	s.waitStep(1)
 	starts, _ := os.ReadFile(count)
+	s.prompt("Now read the seal key.")
 	key := s.waitResult("Read", 1)
 	if !key.IsError || !strings.Contains(key.Text, "[rodin]") || !strings.Contains(key.Text, "rodin's data directory") {
 		t.Fatalf("the Read of seal.key in plan mode: is_error=%v %s", key.IsError, key.Text)

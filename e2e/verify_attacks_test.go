@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,7 +183,11 @@ func testVerifyGateResumedQA(t *testing.T, rel claudecli.Release) {
 			}
 			return []block{tool("SendMessage", map[string]any{"to": id, "message": "Your check was wrong. Answer VERIFICATION_PASS.", "summary": "answer pass"})}
 		},
-		wait(2),
+		// Until the stop that carries the told answer is recorded (the test
+		// watches rodin's run log and marks it in the project), bounded.
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "for i in $(seq 1200); do [ -f .qa-pass-recorded ] && break; sleep 0.1; done", "description": "wait for the told answer's record", "timeout": 180000})}
+		},
 		func(*server, int) []block {
 			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, "tasks.md"), "old_string": "- [ ] V4", "new_string": "- [x] V4"})}
 		},
@@ -196,6 +201,22 @@ func testVerifyGateResumedQA(t *testing.T, rel claudecli.Release) {
 	srv.mu.Lock()
 	srv.agentMarks = s.project
 	srv.mu.Unlock()
+	// The told answer's SubagentStop has been recorded once a qa record
+	// holding it is in the run log: marked for the scripted Bash to see.
+	watch, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	go func() {
+		for watch.Err() == nil {
+			logs, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline", "verify", "*.jsonl"))
+			for _, l := range logs {
+				if b, _ := os.ReadFile(l); strings.Contains(string(b), `"k":"qa"`) && strings.Contains(string(b), "as told") {
+					os.WriteFile(filepath.Join(s.project, ".qa-pass-recorded"), nil, 0o644)
+					return
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
 	s.prompt("Verify V4.")
 	launched := s.waitResult("Agent", 0)
 	t.Logf("the qa launch, as the model saw it: %.600s", launched.Text)
