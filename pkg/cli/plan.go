@@ -258,6 +258,14 @@ func runStatus(e *env, args []string) error {
 	if len(args) > 1 {
 		return usageError{"status takes at most one plan file"}
 	}
+	// With --json, an error is JSON on stdout too ({"error": …}): a script
+	// reading stdout gets an object either way.
+	fail := func(err error) error {
+		if asJSON {
+			writeJSON(e.stdout, map[string]string{"error": err.Error()})
+		}
+		return err
+	}
 	cwd, _ := os.Getwd()
 	dirs := plansdir.Dirs(plansdir.Env{Getenv: e.getenv, Cwd: cwd})
 	var path string
@@ -266,14 +274,14 @@ func runStatus(e *env, args []string) error {
 	} else if newest := plansdir.ByNewest(dirs); len(newest) > 0 {
 		path = newest[0].Path
 	} else {
-		return withHint(fmt.Errorf("no plan files in %s", strings.Join(dirs, ", ")), "name one: rodin status PLAN")
+		return fail(withHint(fmt.Errorf("no plan files in %s", strings.Join(dirs, ", ")), "name one: rodin status PLAN"))
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	d, err := readPlan(path)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	r := status(e, d, path, cwd)
 	if asJSON {
