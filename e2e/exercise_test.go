@@ -676,3 +676,26 @@ func testExerciseContained(t *testing.T, rel claudecli.Release) {
 	}
 	reportHas(t, out, "Sandboxed: the session's Bash could not write outside its project")
 }
+
+// TestExerciseNotLoggedIn: with a claude that has no credentials (no API
+// key, never logged in), rodin exercise skips (exit 3) and says to log in,
+// instead of reporting the component FAILED. Nothing reaches the network:
+// the CLI stops before any request.
+func TestExerciseNotLoggedIn(t *testing.T) { eachRelease(t, testExerciseNotLoggedIn) }
+
+func testExerciseNotLoggedIn(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	var env []string
+	for _, kv := range x.env {
+		if !strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+			env = append(env, kv)
+		}
+	}
+	x.env = env
+	out, _ := x.run(3)
+	if !strings.Contains(out, "not logged in") || strings.Contains(out, "FAILED") {
+		t.Fatalf("rodin exercise with a claude that is not logged in:\n%s", out)
+	}
+}

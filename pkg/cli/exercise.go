@@ -223,10 +223,13 @@ func runExercise(e *env, args []string) error {
 	if err := emitReport(e, &rep, report, asJSON); err != nil {
 		return err
 	}
-	if rep.Status != exercise.Passed {
-		return errSilent
+	switch rep.Status {
+	case exercise.Passed:
+		return nil
+	case exercise.Skipped:
+		return exerciseSkipped // nothing was exercised (a claude not logged in)
 	}
-	return nil
+	return errSilent
 }
 
 // emitReport writes the report: Markdown on stdout, or appended to (or

@@ -211,6 +211,10 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 		out.Status, out.Reason = Failed, "cannot run claude: "+err.Error()
 		return out
 	}
+	if notLoggedIn(run) {
+		out.Status, out.Reason = Skipped, "the claude CLI is not logged in: start `claude` and run /login (or set ANTHROPIC_API_KEY), then run rodin exercise again"
+		return out
+	}
 	out.Method = mode.String()
 	out.Interactive = mode == headless.Control
 	if !out.Interactive {
@@ -403,4 +407,12 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// notLoggedIn reports whether the session ended at once because the CLI
+// has no credentials: nothing was exercised, so the run is a skip that
+// says to log in, not a failure of the component.
+func notLoggedIn(run *headless.Run) bool {
+	text := finalText(run) + "\n" + run.Stderr
+	return len(run.ToolCalls) == 0 && (strings.Contains(text, "Not logged in") || strings.Contains(text, "Please run /login"))
 }
