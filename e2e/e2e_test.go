@@ -417,19 +417,7 @@ func testSourceEditsStartNoHook(t *testing.T, rel claudecli.Release) {
 	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits"})
 	project = s.project
 
-	// Wrap the linked executable with a counter.
-	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", "posttooluse"))
-	if len(links) != 1 {
-		t.Fatalf("SessionStart did not link one posttooluse: %v", links)
-	}
-	real, err := filepath.EvalSymlinks(links[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := filepath.Join(s.home, "starts")
-	os.Remove(links[0])
-	writeFile(t, links[0], fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real))
-	os.Chmod(links[0], 0o755)
+	count := s.countStarts("posttooluse")
 
 	s.prompt("Edit main.go a hundred times, then write the notes.")
 	if r := s.waitResult("Write", 1); r.IsError {

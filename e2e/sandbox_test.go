@@ -68,12 +68,7 @@ func testSandboxedSession(t *testing.T, rel claudecli.Release) {
 	// the user says yes (the careless answer): the sandbox still refuses.
 	pane := s.waitPane("Claude Code asking about the forged write", 60*time.Second, func(p string) bool { return strings.Contains(p, "Do you want to proceed") })
 	t.Logf("Claude Code asks:\n%s", dialogText(pane, "Do you want"))
-	// Enter, again if the TUI missed it while it redrew (bounded).
-	for i := 0; i < 5 && strings.Contains(s.pane(), "Do you want to proceed"); i++ {
-		exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
-		time.Sleep(time.Second)
-	}
-	s.waitPane("the dialog to close", 15*time.Second, func(p string) bool { return !strings.Contains(p, "Do you want to proceed") })
+	s.answerYes(func() bool { return !strings.Contains(s.pane(), "Do you want to proceed") })
 	forged := s.waitResult("Bash", 1)
 	t.Logf("the forged write, as the model saw it: %.300s", forged.Text)
 	if v2 := s.waitResult("Edit", 1); !v2.IsError || !strings.Contains(v2.Text, "This Edit ticks V2") {
@@ -81,15 +76,7 @@ func testSandboxedSession(t *testing.T, rel claudecli.Release) {
 	}
 	// The seal key: the deny rule `rodin sandbox --enable` writes holds for
 	// a sandboxed cat too (answered yes, if Claude Code asks).
-	for i := 0; i < 10; i++ {
-		if _, ok := srv.result("Bash", 2); ok {
-			break
-		}
-		if strings.Contains(s.pane(), "Do you want to proceed") {
-			exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
-		}
-		time.Sleep(time.Second)
-	}
+	s.answerYes(func() bool { _, ok := srv.result("Bash", 2); return ok })
 	key := s.waitResult("Bash", 2)
 	t.Logf("cat seal.key, as the model saw it: %.200s", key.Text)
 	if strings.Contains(key.Text, "rodin-test-seal-key") {
@@ -160,18 +147,7 @@ func testDataDirReadDenied(t *testing.T, rel claudecli.Release) {
 	}
 	s := startSession(t, rel.Path, srv, options{files: map[string]string{"main.go": "package main\n"}})
 	project, home = s.project, s.home
-	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", "pretooluse"))
-	if len(links) != 1 {
-		t.Fatalf("SessionStart did not link one pretooluse: %v", links)
-	}
-	real, err := filepath.EvalSymlinks(links[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := filepath.Join(s.home, "starts")
-	os.Remove(links[0])
-	writeFile(t, links[0], "#!/bin/sh\necho start >> '"+count+"'\nexec '"+real+"' \"$@\"\n")
-	os.Chmod(links[0], 0o755)
+	count := s.countStarts("pretooluse")
 
 	s.prompt("Read main.go.")
 	if r := s.waitResult("Read", 0); r.IsError {
@@ -188,4 +164,17 @@ func testDataDirReadDenied(t *testing.T, rel claudecli.Release) {
 		t.Errorf("the Read of main.go started pretooluse %d times, want 0", n)
 	}
 	t.Logf("the denied Read, as the model saw it: %.300s", key.Text)
+}
+
+// answerYes presses Enter (the dialog's first choice, Yes) whenever Claude
+// Code asks, until done, for at most 15 s: again if the TUI missed a key
+// while it redrew.
+func (s *session) answerYes(done func() bool) {
+	s.t.Helper()
+	for i := 0; i < 15 && !done(); i++ {
+		if strings.Contains(s.pane(), "Do you want to proceed") {
+			exec.Command("tmux", "-L", s.socket, "send-keys", "-t", s.target, "Enter").Run()
+		}
+		time.Sleep(time.Second)
+	}
 }

@@ -407,3 +407,23 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// countStarts wraps the hook executable the SessionStart hook linked as
+// name with a script that counts its starts, in the file it returns (one
+// "start" line each).
+func (s *session) countStarts(name string) (count string) {
+	s.t.Helper()
+	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", name))
+	if len(links) != 1 {
+		s.t.Fatalf("SessionStart did not link one %s: %v", name, links)
+	}
+	real, err := filepath.EvalSymlinks(links[0])
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	count = filepath.Join(s.home, "starts-"+name)
+	os.Remove(links[0])
+	writeFile(s.t, links[0], fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real))
+	os.Chmod(links[0], 0o755)
+	return count
+}

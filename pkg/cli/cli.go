@@ -147,13 +147,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(args) > 1 {
 			c, ok := commands[args[1]]
 			if !ok {
-				fmt.Fprintf(stderr, "rodin: no command %q to help with\n", args[1])
-				if near := nearest(args[1]); near != "" {
-					fmt.Fprintf(stderr, "rodin: hint: did you mean `rodin help %s`?\n", near)
-				} else {
-					fmt.Fprintf(stderr, "rodin: hint: run `rodin help` for the list\n")
-				}
-				return 2
+				return noSuchCommand(stderr, fmt.Sprintf("no command %q to help with", args[1]), "help "+nearest(args[1]))
 			}
 			fmt.Fprintf(stdout, "usage: %s\n%s", c.usage, commandHelp[args[1]])
 			return 0
@@ -165,13 +159,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "rodin: unknown command %q\n", args[0])
-		if near := nearest(args[0]); near != "" {
-			fmt.Fprintf(stderr, "rodin: hint: did you mean `rodin %s`?\n", near)
-		} else {
-			fmt.Fprintf(stderr, "rodin: hint: run `rodin help` for the list\n")
-		}
-		return 2
+		return noSuchCommand(stderr, fmt.Sprintf("unknown command %q", args[0]), nearest(args[0]))
 	}
 	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
 		fmt.Fprintf(stdout, "usage: %s\n%s", cmd.usage, commandHelp[args[0]])
@@ -299,4 +287,16 @@ func sourceRoot(dir string) (string, error) {
 			return "", withHint(errors.New("not inside a rodin source checkout"), "run this in a clone of the rodin repository")
 		}
 	}
+}
+
+// noSuchCommand says a command does not exist, and the nearest one ("rodin
+// " + near) when there is one; exit 2.
+func noSuchCommand(stderr io.Writer, what, near string) int {
+	fmt.Fprintf(stderr, "rodin: %s\n", what)
+	if near = strings.TrimSpace(near); near != "" && near != "help" {
+		fmt.Fprintf(stderr, "rodin: hint: did you mean `rodin %s`?\n", near)
+	} else {
+		fmt.Fprintf(stderr, "rodin: hint: run `rodin help` for the list\n")
+	}
+	return 2
 }

@@ -4,9 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"github.com/tidwall/gjson"
@@ -43,10 +41,10 @@ func runSandbox(e *env, args []string) error {
 	}
 	st := sandbox.Detect(e.getenv, root, "")
 	if asJSON {
-		return writeJSON(e.stdout, map[string]any{"sandbox": st, "missing": missingSandboxTools()})
+		return writeJSON(e.stdout, map[string]any{"sandbox": st, "missing": sandbox.MissingTools()})
 	}
 	fmt.Fprintf(e.stdout, "sandbox: %s\n", st.Summary())
-	for _, m := range missingSandboxTools() {
+	for _, m := range sandbox.MissingTools() {
 		fmt.Fprintf(e.stdout, "missing: %s (Claude Code's sandbox needs it on Linux; e.g. `sudo apt-get install bubblewrap socat`)\n", m)
 	}
 	return nil
@@ -90,21 +88,6 @@ func enableSandbox(e *env, home string) error {
 	fmt.Fprintf(e.stdout, "wrote %s and the deny rule %q into %s; they take effect in new sessions.\n", sandbox.FixSetting, sealKeyRule, p)
 	fmt.Fprintln(e.stdout, "what it costs: Bash commands run in Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS): they cannot write outside the project and the temporary directory, a host not allowed asks before the network is used, and a command cannot ask to run outside it.")
 	return nil
-}
-
-// missingSandboxTools are the programs Claude Code's sandbox needs on this
-// machine that are not on PATH.
-func missingSandboxTools() []string {
-	missing := []string{}
-	if runtime.GOOS != "linux" {
-		return missing
-	}
-	for _, p := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
-	return missing
 }
 
 // sealKeyRule keeps every tool from reading rodin's seal key.

@@ -66,57 +66,14 @@ func latestSession(getenv func(string) string, root string) string {
 }
 
 // findTask finds task id in file (when given) or in the project's task
-// files; it is an error when the id is in none or in more than one.
+// files (verifygate.FindTask), its error with the hint on its own line.
 func findTask(s *verifygate.Session, id, file string) (string, tasks.Task, error) {
-	var files []string
-	if file != "" {
-		p := file
-		if !filepath.IsAbs(p) {
-			cwd, _ := os.Getwd()
-			p = filepath.Join(cwd, p)
-		}
-		rel := project.Rel(s.Root, p)
-		if rel == "" {
-			return "", tasks.Task{}, fmt.Errorf("%s is not inside the project (%s)", file, s.Root)
-		}
-		files = []string{rel}
-	} else {
-		files = project.TaskFiles(s.Root, s.Config)
+	cwd, _ := os.Getwd()
+	rel, t, err := s.FindTask(id, file, cwd)
+	if te, ok := err.(*verifygate.TaskError); ok && te.Hint != "" {
+		return rel, t, withHint(errors.New(te.Msg), "%s", te.Hint)
 	}
-	var found []string
-	var task tasks.Task
-	for _, rel := range files {
-		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
-		if err != nil {
-			if file != "" {
-				return "", tasks.Task{}, withHint(fmt.Errorf("cannot read the task file %s: %v", file, errors.Unwrap(err)), "name a task file of this project; `rodin tasks` lists them")
-			}
-			continue
-		}
-		var repeats []string
-		for _, t := range tasks.Parse(b) {
-			switch {
-			case t.Ref == id:
-				found = append(found, rel)
-				task = t
-			case t.ID == id:
-				repeats = append(repeats, fmt.Sprintf("%s (line %d)", t.Ref, t.Line))
-			}
-		}
-		if len(repeats) > 0 && (len(found) == 0 || found[len(found)-1] != rel) {
-			return "", tasks.Task{}, withHint(fmt.Errorf("%s has %d tasks %s: %s", rel, len(repeats), id, strings.Join(repeats, ", ")), "name one of them as it is listed, e.g. rodin verify %s", strings.SplitN(repeats[0], " ", 2)[0])
-		}
-	}
-	switch len(found) {
-	case 0:
-		if len(files) == 0 {
-			return "", tasks.Task{}, withHint(fmt.Errorf("no task %s: the project (%s) has no task files", id, s.Root), "task files are found by %s (.rodin/config.json's verify.taskFiles)", strings.Join(s.Config.TaskFiles, ", "))
-		}
-		return "", tasks.Task{}, withHint(fmt.Errorf("no task %s in %s", id, strings.Join(files, ", ")), "`rodin tasks` lists the tasks and their ids")
-	case 1:
-		return found[0], task, nil
-	}
-	return "", tasks.Task{}, withHint(fmt.Errorf("task %s is in %s", id, strings.Join(found, " and ")), "name the file: rodin verify %s FILE", id)
+	return rel, t, err
 }
 
 // sessionTask opens the session and finds the task named by args: a task

@@ -3,9 +3,9 @@ package exercise
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
+
+	"github.com/rodin-gate/rodin/pkg/sandbox"
 )
 
 // The exercised session is contained: it runs in Claude Code's sandbox,
@@ -26,16 +26,11 @@ func sandboxSettings() string {
 	return string(b)
 }
 
-// sandboxMissing names what Claude Code's sandbox needs on this machine
-// that is not on PATH ("" when nothing is missing).
+// sandboxMissing names a program Claude Code's sandbox needs on this
+// machine that is not on PATH ("" when nothing is missing).
 func sandboxMissing() string {
-	if runtime.GOOS != "linux" {
-		return ""
-	}
-	for _, p := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(p); err != nil {
-			return p
-		}
+	if m := sandbox.MissingTools(); len(m) > 0 {
+		return m[0]
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -328,23 +329,13 @@ func (ix TaskIndex) MarshalText() ([]byte, error) {
 	for _, g := range ix.Globs {
 		fmt.Fprintf(&b, "g %s\n", strconv.Quote(g))
 	}
-	dirs := make([]string, 0, len(ix.Dirs))
-	for d := range ix.Dirs {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
+	for _, d := range slices.Sorted(maps.Keys(ix.Dirs)) {
 		fmt.Fprintf(&b, "d %d %s\n", ix.Dirs[d], strconv.Quote(d))
 	}
 	for _, f := range ix.Files {
 		fmt.Fprintf(&b, "f %s\n", strconv.Quote(f))
 	}
-	known := make([]string, 0, len(ix.Known))
-	for k := range ix.Known {
-		known = append(known, k)
-	}
-	sort.Strings(known)
-	for _, k := range known {
+	for _, k := range slices.Sorted(maps.Keys(ix.Known)) {
 		fmt.Fprintf(&b, "k %s\n", strconv.Quote(k))
 	}
 	return b.Bytes(), nil

@@ -12,6 +12,7 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -266,4 +267,19 @@ func parentPID(pid int) (int, error) {
 		return 0, fmt.Errorf("/proc/%d/stat has no parent", pid)
 	}
 	return strconv.Atoi(f[1])
+}
+
+// MissingTools are the programs Claude Code's sandbox needs on this
+// machine (bubblewrap and socat on Linux) that are not on PATH.
+func MissingTools() []string {
+	missing := []string{}
+	if runtime.GOOS != "linux" {
+		return missing
+	}
+	for _, p := range []string{"bwrap", "socat"} {
+		if _, err := exec.LookPath(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }

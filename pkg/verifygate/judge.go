@@ -55,6 +55,7 @@ type Session struct {
 	qualityRead bool
 	fileQuality map[string][]tasks.Command
 	present     map[string][]tasks.Task // SetPresent
+	indexed     []string                // task files the stop hook's quick look found (taskFiles)
 }
 
 // ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.

@@ -47,13 +47,18 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return hookio.StopOutcome{}
 	}
 	again := in.Get("stop_hook_active").Bool()
-	if in.HookEventName() != "TaskCompleted" && nothingTicked(getenv, in.SessionID()) {
-		return hookio.StopOutcome{}
+	var indexed []string // the task files the quick look found, for the full path
+	if in.HookEventName() != "TaskCompleted" {
+		var quiet bool
+		if quiet, indexed = nothingTicked(getenv, in.SessionID()); quiet {
+			return hookio.StopOutcome{}
+		}
 	}
 	s, err := Open(getenv, in.SessionID(), in.Cwd())
 	if err != nil {
 		return unverifiable(in, again, "rodin cannot read its record of this session ("+err.Error()+"), so it cannot tell whether a verification task was ticked without its checks. To fix: run `rodin doctor`")
 	}
+	s.indexed = indexed
 	var items []Item
 	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
@@ -157,14 +162,14 @@ func readSubject(in hookio.Input) string {
 // each task file, and a directory each only when a Bash command ran since
 // the last look: no walk of the tree, no parse of Markdown, no decode of
 // the baseline. Anything it cannot tell sends the stop down the full path.
-func nothingTicked(getenv func(string) string, session string) bool {
+func nothingTicked(getenv func(string) string, session string) (quiet bool, files []string) {
 	data := evidence.DataDir(getenv)
 	if data == "" || !planfile.ValidSessionID(session) {
-		return false
+		return false, nil
 	}
 	var ix project.TaskIndex
 	if !ledger.LoadIndex(data, session, &ix) || ix.Since == 0 {
-		return false
+		return false, nil
 	}
 	root := ix.Root
 	cfg := project.Config{TaskFiles: ix.Globs}
@@ -173,21 +178,25 @@ func nothingTicked(getenv func(string) string, session string) bool {
 	// background: a file tool's write of a task file is in the index
 	// already (the edit gate notes it).
 	size, background := ledger.LogGrowth(data, session, ix.LogSize)
-	if ix.Watch || background || size != ix.LogSize {
+	refreshed := ix.Watch || background || size != ix.LogSize
+	if refreshed {
 		changed := ix.Refresh(root, cfg)
 		if changed || size != ix.LogSize || (background && !ix.Watch) {
 			ix.LogSize, ix.Watch = size, ix.Watch || background
 			ledger.SaveIndex(data, session, ix)
 		}
 	}
+	if refreshed {
+		files = ix.Files // up to date: the full path need not look again
+	}
 	since := time.Unix(0, ix.Since)
 	for _, rel := range ix.Files {
 		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil || !ix.Known[rel] || !freshness.ChangeTime(fi).Before(since) {
-			return false
+			return false, files
 		}
 	}
-	return true
+	return true, files
 }
 
 // noteTaskFile adds a task file a file tool writes to the session's index,
@@ -207,6 +216,9 @@ func (s *Session) noteTaskFile(rel string) {
 // index (project.TaskIndex): a stat per directory, not a walk of the tree,
 // unless the index is missing or damaged.
 func (s *Session) taskFiles() []string {
+	if s.indexed != nil {
+		return s.indexed // the stop hook's quick look has just refreshed the index
+	}
 	var ix project.TaskIndex
 	if s.ID == "" || !ledger.LoadIndex(s.Data, s.ID, &ix) || ix.Dirs == nil {
 		known := ix.Known

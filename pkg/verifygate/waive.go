@@ -48,7 +48,9 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 	}
 	reason := strings.Join(args[1:], " ")
 	rel, t, err := s.FindTask(id, file, in.Cwd())
-	if err != nil {
+	if te, ok := err.(*TaskError); ok && te.Hint != "" {
+		return say("Nothing was waived: %v; %s.", err, te.Hint)
+	} else if err != nil {
 		return say("Nothing was waived: %v.", err)
 	}
 	ws, err := ledger.Waivers(s.Data)
@@ -69,12 +71,20 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 	return say("The user waived %s (%s): %q. Its box may be ticked without passing checks; rodin says so each time, and `rodin tasks` lists the waiver.", t.Name(), rel, reason)
 }
 
+// TaskError is FindTask's error: what is wrong, and a hint at what to do.
+type TaskError struct{ Msg, Hint string }
+
+func (e *TaskError) Error() string { return e.Msg }
+
 // FindTask finds the task whose reference (its id, or ID#N where the id
 // repeats) is ref, in file (relative to cwd, or absolute) when it is
-// given, else in the project's task files; an error when it is in none or
-// in more than one.
+// given, else in the project's task files; a *TaskError when it is in
+// none, in more than one, or the id repeats and ref does not say which.
 func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
-	files := s.taskFiles()
+	fail := func(hint, format string, args ...any) (string, tasks.Task, error) {
+		return "", tasks.Task{}, &TaskError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+	}
+	var files []string
 	if file != "" {
 		p := file
 		if !filepath.IsAbs(p) {
@@ -82,9 +92,11 @@ func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
 		}
 		rel := project.Rel(s.Root, p)
 		if rel == "" {
-			return "", tasks.Task{}, fmt.Errorf("%s is not inside the project (%s)", file, s.Root)
+			return fail("", "%s is not inside the project (%s)", file, s.Root)
 		}
 		files = []string{rel}
+	} else {
+		files = project.TaskFiles(s.Root, s.Config)
 	}
 	var found []string
 	var task tasks.Task
@@ -92,23 +104,34 @@ func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
 		b, err := safefile.ReadFile(filepath.Join(s.Root, rel), tasks.MaxSize)
 		if err != nil {
 			if file != "" {
-				return "", tasks.Task{}, fmt.Errorf("cannot read the task file %s: %v", file, unwrapPath(err))
+				return fail("name a task file of this project; `rodin tasks` lists them", "cannot read the task file %s: %v", file, unwrapPath(err))
 			}
 			continue
 		}
+		var repeats []string
 		for _, t := range tasks.Parse(b) {
-			if t.Ref == ref {
-				found, task = append(found, rel), t
+			switch {
+			case t.Ref == ref:
+				found = append(found, rel)
+				task = t
+			case t.ID == ref:
+				repeats = append(repeats, fmt.Sprintf("%s (line %d)", t.Ref, t.Line))
 			}
+		}
+		if len(repeats) > 0 && (len(found) == 0 || found[len(found)-1] != rel) {
+			return fail("name one of them as it is listed, e.g. rodin verify "+strings.SplitN(repeats[0], " ", 2)[0], "%s has %d tasks %s: %s", rel, len(repeats), ref, strings.Join(repeats, ", "))
 		}
 	}
 	switch len(found) {
 	case 0:
-		return "", tasks.Task{}, fmt.Errorf("no task %s in %s", ref, orNone(files, s.Config.TaskFiles))
+		if len(files) == 0 {
+			return fail("task files are found by "+strings.Join(s.Config.TaskFiles, ", ")+" (.rodin/config.json's verify.taskFiles)", "no task %s: the project (%s) has no task files", ref, s.Root)
+		}
+		return fail("`rodin tasks` lists the tasks and their ids", "no task %s in %s", ref, strings.Join(files, ", "))
 	case 1:
 		return found[0], task, nil
 	}
-	return "", tasks.Task{}, fmt.Errorf("task %s is in %s: name the file", ref, strings.Join(found, " and "))
+	return fail("name the file: rodin verify "+ref+" FILE", "task %s is in %s", ref, strings.Join(found, " and "))
 }
 
 func unwrapPath(err error) error {
@@ -116,11 +139,4 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func orNone(files, globs []string) string {
-	if len(files) == 0 {
-		return "no task files (" + strings.Join(globs, ", ") + ")"
-	}
-	return strings.Join(files, ", ")
 }
