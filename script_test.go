@@ -493,17 +493,35 @@ func cmdRelease(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(copyFile(sums, filepath.Join(plugin, "release", "SHA256SUMS")))
 }
 
-// serve DIR serves DIR over HTTP on 127.0.0.1 for the rest of the script,
-// and sets $URL to it.
+// serve DIR [--hang] serves DIR over HTTP on 127.0.0.1 for the rest of the
+// script, sets $URL to it, and appends each request's path to
+// $WORK/served. With --hang it accepts every request and never answers (a
+// release host that hangs).
 func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: serve DIR")
+	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "--hang") {
+		ts.Fatalf("usage: serve DIR [--hang]")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	ts.Check(err)
-	srv := &http.Server{Handler: http.FileServer(http.Dir(ts.MkAbs(args[0])))}
+	files := http.FileServer(http.Dir(ts.MkAbs(args[0])))
+	log := ts.MkAbs("served")
+	hang := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, r.URL.Path)
+			f.Close()
+		}
+		if len(args) == 2 {
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		files.ServeHTTP(w, r)
+	})}
 	go srv.Serve(ln)
-	ts.Defer(func() { srv.Close() })
+	ts.Defer(func() { close(hang); srv.Close() })
 	ts.Setenv("URL", "http://"+ln.Addr().String())
 }
 

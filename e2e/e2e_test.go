@@ -286,26 +286,42 @@ func testFailThenFixThenPass(t *testing.T, rel claudecli.Release) {
 	}
 }
 
-// 5. The executables removed from the plugin and no Go on PATH: the user
-// is told at session start that the gate cannot run, and Claude Code blocks
-// ExitPlanMode because the gate, which could not start, is marked onFailure
-// "block".
+// 5. The executables removed from the plugin and no Go on PATH (a broken
+// install): the user is told once, at session start, that the gate cannot
+// run; the plan's Write and a Bash command carry on without a word (no
+// "No such file" per call); ExitPlanMode is denied with rodin's own reason,
+// which reaches the model.
 func TestBrokenInstallStillDenies(t *testing.T) { eachRelease(t, testBrokenInstallStillDenies) }
 
 func testBrokenInstallStillDenies(t *testing.T, rel claudecli.Release) {
 	srv := newServer(t)
-	srv.main = []turn{writePlan, exitPlanMode}
-	s := startSession(t, rel.Path, srv, options{noBinaries: true})
+	srv.main = []turn{writePlan, bashStep("ls"), exitPlanMode}
+	s := startSession(t, rel.Path, srv, options{noBinaries: true, allow: []string{"Bash"}})
 	s.prompt("Plan the CSV export.")
 
+	if w := s.waitResult("Write", 0); w.IsError {
+		t.Errorf("the plan's Write with no executables: %s", w.Text)
+	}
+	if b := s.waitResult("Bash", 0); b.IsError || strings.Contains(b.Text, "rodin") {
+		t.Errorf("a Bash command with no executables: is_error=%v %s", b.IsError, b.Text)
+	}
 	exit := s.waitResult("ExitPlanMode", 0)
-	if !exit.IsError || !strings.Contains(exit.Text, "bin/pretooluse") || !strings.Contains(exit.Text, `blocking because onFailure is "block"`) {
-		t.Fatalf("ExitPlanMode with no executables: is_error=%v %s", exit.IsError, exit.Text)
+	want := "[rodin] The plan gate cannot run: no executable for "
+	if !exit.IsError || !strings.HasPrefix(denyReason(exit.Text), want) || !strings.Contains(exit.Text, "so it denies. To fix: install Go") {
+		t.Fatalf("ExitPlanMode with no executables: is_error=%v %s\nwant a deny starting %q", exit.IsError, exit.Text, want)
 	}
 	t.Logf("ExitPlanMode result: %s", exit.Text)
-	s.waitPane("the SessionStart systemMessage", 10*time.Second, func(p string) bool {
+	pane := s.waitPane("the SessionStart systemMessage", 10*time.Second, func(p string) bool {
 		return strings.Contains(p, "[rodin] The plan gate cannot run: no executable for ")
 	})
+	if n := strings.Count(pane, "ExitPlanMode will be denied until it can"); n != 1 {
+		t.Errorf("the user was told %d times (want once):\n%s", n, pane)
+	}
+	for _, bad := range []string{"ENOENT", "No such file", "onFailure"} {
+		if strings.Contains(pane, bad) {
+			t.Errorf("the pane shows %q:\n%s", bad, pane)
+		}
+	}
 }
 
 // 6. An ordinary edit outside plan mode (acceptEdits): the hook adds

@@ -32,6 +32,10 @@ type options struct {
 	env        []string          // more of Claude Code's environment (KEY=value)
 	allow      []string          // permission rules the user allowed (settings.json permissions.allow)
 	files      map[string]string // project files written before Claude Code starts
+	// installed: Claude Code loads rodin as the user registered it (no
+	// --plugin-dir); setup, run before Claude Code starts, registers it.
+	installed bool
+	setup     func(s *session, env []string)
 }
 
 // session is one interactive Claude Code session in tmux, with the plugin
@@ -126,7 +130,10 @@ func startSessionWith(t *testing.T, claude string, srv *server, opt options, set
 	args := []string{"-L", s.socket, "new-session", "-d", "-s", s.target, "-x", "220", "-y", "60", "-c", s.project, "--",
 		"env", "-i"}
 	args = append(args, env...)
-	args = append(args, claude, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
+	args = append(args, claude, "--permission-mode", opt.mode)
+	if !opt.installed {
+		args = append(args, "--plugin-dir", s.plugin)
+	}
 	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -152,7 +159,11 @@ func runHeadless(t *testing.T, claude string, srv *server, opt options, prompt s
 	t.Cleanup(func() { os.RemoveAll(top) })
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", prompt, "--permission-mode", opt.mode, "--plugin-dir", s.plugin)
+	args := []string{"-p", prompt, "--permission-mode", opt.mode}
+	if !opt.installed {
+		args = append(args, "--plugin-dir", s.plugin)
+	}
+	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir, cmd.Env = s.project, env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -244,6 +255,9 @@ func prepareSession(t *testing.T, srv *server, opt *options) (*session, []string
 			env = append(env, v+"="+val)
 		}
 	}
+	if opt.setup != nil {
+		opt.setup(s, env)
+	}
 	return s, env, top
 }
 
@@ -280,7 +294,7 @@ func (s *session) stop() {
 // toolsWithoutGo is a PATH of the tools a session needs, without go.
 func toolsWithoutGo(t *testing.T) string {
 	dir := t.TempDir()
-	for _, name := range []string{"sh", "bash", "env", "uname", "sed", "tr", "grep", "mkdir", "rm", "chmod", "cp", "mv", "cat", "ls", "head", "tail", "which", "git", "rg"} {
+	for _, name := range []string{"sh", "bash", "env", "uname", "sed", "tr", "grep", "mkdir", "rm", "chmod", "cp", "mv", "cat", "ln", "ls", "head", "tail", "which", "git", "rg"} {
 		if p, err := exec.LookPath(name); err == nil {
 			os.Symlink(p, filepath.Join(dir, name))
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/internal/release"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/sandbox"
@@ -143,8 +145,14 @@ func runDoctor(e *env, args []string) error {
 				report(false, "%s missing and go is not on PATH: the gate denies every ExitPlanMode until it is installed", bin)
 			}
 		}
-		checkHooksJSON(root, e.getenv("CLAUDE_PLUGIN_DATA"), report)
+		checkHooksJSON(root, report)
 	}
+	if home := installHome(e.getenv); home != "" {
+		if src, at, ok := installedFrom(home); ok {
+			note("installed copy %s (from %s, %s): the checkout may move or go", home, src, at)
+		}
+	}
+	checkHookLinks(e.getenv, report, note)
 
 	cwd, _ := os.Getwd()
 	for _, d := range plansdir.Dirs(plansdir.Env{Getenv: e.getenv, Cwd: cwd}) {
@@ -172,6 +180,7 @@ func runDoctor(e *env, args []string) error {
 		defer cancel()
 		out, err := exec.CommandContext(ctx, claude, "--version").Output()
 		report(err == nil, "Claude Code %s", strings.TrimSpace(string(out)))
+		checkRegistration(claude, report, note)
 	} else {
 		note("the claude CLI is not on PATH")
 	}
@@ -229,9 +238,8 @@ func isRodinLink(link string) bool {
 // checkHooksJSON checks that the plugin's hooks.json prepares the
 // executables at session start through the launcher, starts the gate on
 // ExitPlanMode so that a failure blocks, and runs the metadata hook on plan
-// edits, Agent results and subagent stops; and that the executables it
-// starts are there when CLAUDE_PLUGIN_DATA says where.
-func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
+// edits, Agent results and subagent stops.
+func checkHooksJSON(root string, report func(bool, string, ...any)) {
 	path := filepath.Join(root, "hooks", "hooks.json")
 	b, err := os.ReadFile(path)
 	if err != nil || !gjson.ValidBytes(b) {
@@ -282,17 +290,95 @@ func checkHooksJSON(root, data string, report func(bool, string, ...any)) {
 	report(find("PreToolUse", "Read", func(h gjson.Result) bool {
 		return execs("pretooluse")(h) && h.Get("onFailure").String() == "block" && strings.Contains(h.Get("if").String(), "plugins/data/rodin")
 	}), "hooks.json denies Reads of rodin's data directory, blocking when it fails")
+}
+
+// checkHookLinks checks the executables hooks.json starts, in the plugin's
+// data directory: CLAUDE_PLUGIN_DATA in a hook, and in a terminal the one
+// the last session start recorded (or Claude Code's default for rodin@rodin).
+func checkHookLinks(getenv func(string) string, report func(bool, string, ...any), note func(string, ...any)) {
+	data, inSession := getenv("CLAUDE_PLUGIN_DATA"), true
+	if data == "" {
+		inSession = false
+		if data = evidence.DataDir(getenv); data == "" {
+			if home := getenv("HOME"); home != "" {
+				data = filepath.Join(home, ".claude", "plugins", "data", "rodin-rodin")
+			}
+		}
+	}
 	if data == "" {
 		return
 	}
 	for _, name := range hookExecutables {
 		bin := filepath.Join(data, "bin", name)
-		if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() {
+		target, linkErr := os.Readlink(bin)
+		fi, err := os.Stat(bin)
+		switch {
+		case linkErr == nil && target == "unavailable":
+			why, _ := os.ReadFile(filepath.Join(data, "bin", "unavailable.why"))
+			report(false, "%s is rodin's stand-in: the last session start could not prepare the executables (%s); it denies every ExitPlanMode until a session start can", bin, strings.TrimSpace(firstLine(string(why))))
+		case err == nil && fi.Mode().IsRegular():
 			report(true, "%s is ready", bin)
-		} else {
+		case linkErr == nil:
+			report(false, "%s points at %s, which is gone: Claude Code reports the hook missing at every call until a new session start links it again", bin, target)
+		case inSession:
 			report(false, "%s is missing: the gate denies every ExitPlanMode until the SessionStart hook prepares it (start a new session, or run `rodin setup`)", bin)
+		default:
+			note("%s is not there yet: the next Claude Code session start prepares it", bin)
 		}
 	}
+}
+
+// checkRegistration asks Claude Code, as the user's sessions will see it,
+// whether rodin@rodin is installed, enabled and loads (`claude plugin list
+// --json`; a plugin whose marketplace directory is gone lists "failed to
+// load").
+func checkRegistration(claude string, report func(bool, string, ...any), note func(string, ...any)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, claude, "plugin", "list", "--json").Output()
+	if ctx.Err() != nil {
+		report(false, "`claude plugin list --json` gave no answer within 30s, so whether Claude Code loads rodin is unknown")
+		return
+	}
+	if err != nil || !gjson.ValidBytes(out) {
+		note("`claude plugin list --json` failed (%v), so whether Claude Code loads rodin is unknown", err)
+		return
+	}
+	var found bool
+	for _, p := range gjson.ParseBytes(out).Array() {
+		if p.Get("id").String() != "rodin@rodin" {
+			continue
+		}
+		found = true
+		var errs []string
+		for _, e := range p.Get("errors").Array() {
+			errs = append(errs, e.String())
+		}
+		switch {
+		case len(errs) > 0:
+			report(false, "Claude Code cannot load rodin@rodin (%s scope): %s; the gates are off in every session until `rodin install` is run again from a checkout", p.Get("scope").String(), strings.Join(errs, "; "))
+		case !p.Get("enabled").Bool():
+			report(false, "rodin@rodin is installed (%s scope) but disabled: `claude plugin enable rodin@rodin` turns the gates on", p.Get("scope").String())
+		default:
+			from := p.Get("readFromFolder").String()
+			if from == "" {
+				from = p.Get("installPath").String()
+			}
+			report(true, "Claude Code loads rodin@rodin (%s scope) from %s", p.Get("scope").String(), from)
+		}
+	}
+	if !found {
+		report(false, "Claude Code has no rodin@rodin installed: `rodin install` in a checkout registers it (or start claude with --plugin-dir for one session)")
+	}
+}
+
+// installedFrom says where rodin install copied the plugin from, for doctor.
+func installedFrom(home string) (source, at string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(home, installRecordName))
+	if err != nil {
+		return "", "", false
+	}
+	return gjson.GetBytes(b, "source").String(), gjson.GetBytes(b, "installed_at").String(), true
 }
 
 func runBuild(e *env, args []string) error {
@@ -392,18 +478,41 @@ func runInstall(e *env, args []string) error {
 	}
 	root, err := checkoutRoot()
 	if err != nil {
+		// sh plugin/bin/rodin install, run from outside the clone.
+		if r, err2 := sourceRoot(filepath.Dir(e.getenv("RODIN_PLUGIN_ROOT"))); e.getenv("RODIN_PLUGIN_ROOT") != "" && err2 == nil {
+			root, err = r, nil
+		} else {
+			return err
+		}
+	}
+	home := installHome(e.getenv)
+	if home == "" {
+		return withHint(errors.New("HOME is not set"), "run it as the user who will run Claude Code")
+	}
+	if err := checkInstallHome(home); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "rodin: building rodin for %s/%s into %s (the first build can take a minute)\n", runtime.GOOS, runtime.GOARCH, filepath.Join(root, "plugin", "libexec"))
-	if err := build(e, root, filepath.Join(root, "plugin", "libexec"), [][2]string{{runtime.GOOS, runtime.GOARCH}}); err != nil {
-		return err
+	exeDir := filepath.Join(root, "plugin", "libexec")
+	if _, goErr := exec.LookPath("go"); goErr == nil {
+		fmt.Fprintf(e.stderr, "rodin: building rodin for %s/%s into %s (the first build can take a minute)\n", runtime.GOOS, runtime.GOARCH, exeDir)
+		if err := build(e, root, exeDir, [][2]string{{runtime.GOOS, runtime.GOARCH}}); err != nil {
+			return err
+		}
+	} else if self, err := os.Executable(); err == nil && haveExecutables(filepath.Dir(self)) {
+		exeDir = filepath.Dir(self) // the release the launcher downloaded
+	} else if !haveExecutables(exeDir) {
+		return withHint(errors.New("go is not on PATH, and there are no rodin executables for this machine to install"), "install Go (https://go.dev/dl/), or run `sh plugin/bin/rodin install`, which downloads the release")
 	}
-	linkOnPath(e, filepath.Join(root, "plugin", "libexec", release.BinaryName("rodin", runtime.GOOS, runtime.GOARCH)))
+	if err := copyPlugin(root, home, exeDir); err != nil {
+		return fmt.Errorf("copying the plugin to %s: %w", home, err)
+	}
+	fmt.Fprintf(e.stdout, "copied the plugin and its executables to %s (Claude Code loads it from there: the checkout may move)\n", home)
+	linkOnPath(e, filepath.Join(home, "plugin", "libexec", release.BinaryName("rodin", runtime.GOOS, runtime.GOARCH)))
 	claude, err := exec.LookPath("claude")
 	if err != nil {
 		fmt.Fprintf(e.stdout, `
-The claude CLI is not on PATH, so rodin is built but not registered. Either
-load the plugin for one session:
+The claude CLI is not on PATH, so rodin is installed but not registered.
+Either load the plugin for one session:
 
     claude --plugin-dir %q
 
@@ -412,18 +521,26 @@ or register it for good:
     claude plugin marketplace add %q
     claude plugin install rodin@rodin
 
-`, filepath.Join(root, "plugin"), root)
+`, filepath.Join(home, "plugin"), home)
 		return runDoctor(e, nil)
 	}
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(claude, args...)
-		cmd.Dir = root
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, claude, args...)
+		cmd.Dir = home
 		b, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no answer within 2 minutes")
+		}
 		return strings.TrimSpace(string(b)), err
 	}
-	if out, err := run("plugin", "marketplace", "add", root); err != nil {
+	// Adding the marketplace again from another directory (an earlier
+	// install from the checkout itself) points it here; removing it first
+	// would delete rodin's data with it.
+	if out, err := run("plugin", "marketplace", "add", home); err != nil {
 		if !strings.Contains(strings.ToLower(out), "already") {
-			return fmt.Errorf("claude plugin marketplace add %s: %v\n%s", root, err, out)
+			return fmt.Errorf("claude plugin marketplace add %s: %v\n%s", home, err, out)
 		}
 		if out, err := run("plugin", "marketplace", "update", "rodin"); err != nil {
 			return fmt.Errorf("claude plugin marketplace update rodin: %v\n%s", err, out)
@@ -432,8 +549,123 @@ or register it for good:
 	if out, err := run("plugin", "install", "rodin@rodin"); err != nil && !strings.Contains(strings.ToLower(out), "already") {
 		return fmt.Errorf("claude plugin install rodin@rodin: %v\n%s", err, out)
 	}
-	fmt.Fprintf(e.stdout, "\nregistered: rodin@rodin (marketplace %s). Start claude and use /rodin:plan-gate in plan mode.\n\n", root)
+	fmt.Fprintf(e.stdout, "\nregistered: rodin@rodin (marketplace %s). Start claude and use /rodin:plan-gate in plan mode.\n\n", home)
 	return runDoctor(e, nil)
+}
+
+// installHome is rodin's own copy of its plugin, the marketplace Claude
+// Code is told to load: a directory that stays put when the checkout moves
+// or goes ($XDG_DATA_HOME/rodin, or ~/.local/share/rodin).
+func installHome(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "rodin")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "rodin")
+	}
+	return ""
+}
+
+// installRecordName is the file in installHome that says where the copy
+// came from; its presence marks the directory as rodin's.
+const installRecordName = "installed.json"
+
+// checkInstallHome refuses a directory at home that rodin did not make.
+func checkInstallHome(home string) error {
+	entries, err := os.ReadDir(home)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(home, installRecordName)); err == nil {
+		return nil
+	}
+	return withHint(fmt.Errorf("%s exists and is not rodin's install", home), "move it away, or set XDG_DATA_HOME to put rodin's copy elsewhere")
+}
+
+// haveExecutables reports whether dir holds every rodin executable for
+// this machine.
+func haveExecutables(dir string) bool {
+	for _, name := range release.Executables {
+		if fi, err := os.Stat(filepath.Join(dir, release.BinaryName(name, runtime.GOOS, runtime.GOARCH))); err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// copyPlugin makes home a copy of the checkout's marketplace manifest and
+// plugin, with the executables for this machine from exeDir, and swaps it
+// in for an earlier copy with renames: a session starting meanwhile sees
+// the old copy or the new one, never half of one.
+func copyPlugin(root, home, exeDir string) error {
+	if err := os.MkdirAll(filepath.Dir(home), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(home), ".rodin-new-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, ".claude-plugin"), 0o755); err != nil {
+		return err
+	}
+	if err := copyFile(filepath.Join(root, ".claude-plugin", "marketplace.json"), filepath.Join(tmp, ".claude-plugin", "marketplace.json"), 0o644); err != nil {
+		return err
+	}
+	if err := release.CopyTree(filepath.Join(root, "plugin"), filepath.Join(tmp, "plugin"), "libexec"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "plugin", "libexec"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range release.Executables {
+		exe := release.BinaryName(name, runtime.GOOS, runtime.GOARCH)
+		if err := copyFile(filepath.Join(exeDir, exe), filepath.Join(tmp, "plugin", "libexec", exe), 0o755); err != nil {
+			return err
+		}
+	}
+	rec, _ := json.MarshalIndent(map[string]string{
+		"source": root, "version": Version, "installed_at": time.Now().UTC().Format(time.RFC3339),
+	}, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, installRecordName), append(rec, '\n'), 0o644); err != nil {
+		return err
+	}
+	old := ""
+	if _, err := os.Lstat(home); err == nil {
+		old = fmt.Sprintf("%s.old-%d", home, os.Getpid())
+		if err := os.Rename(home, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, home); err != nil {
+		if old != "" {
+			os.Rename(old, home)
+		}
+		return err
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return nil
+}
+
+// copyFile copies src to dst with mode perm, by way of a temporary file.
+func copyFile(src, dst string, perm os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, b, perm); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
 
 // checkoutRoot is the rodin source checkout the command runs in.

@@ -151,6 +151,10 @@ func linkHookExecutables(getenv func(string) string) error {
 			return err
 		}
 	}
+	// The launcher's stand-in, from a session start that could not prepare
+	// the executables, is no longer linked.
+	os.Remove(filepath.Join(bin, "unavailable"))
+	os.Remove(filepath.Join(bin, "unavailable.why"))
 	return nil
 }
 

@@ -13,8 +13,8 @@ import (
 )
 
 // runUninstall undoes `rodin install` and what rodin left on the machine:
-// the plugin's registration with Claude Code, the link on PATH, rodin's
-// data directories (evidence, run logs, waivers, seal key), its caches,
+// the plugin's registration with Claude Code, the link on PATH, the copy
+// of the plugin install made (~/.local/share/rodin), rodin's data directories (evidence, run logs, waivers, seal key), its caches,
 // the Claude Code releases the test suite installed, and the executables
 // built into the checkout. It lists what it removes, with sizes; --dry-run
 // lists and removes nothing. The checkout itself is the user's to delete.
@@ -69,10 +69,17 @@ func runUninstall(e *env, args []string) error {
 		binDir = filepath.Join(home, ".local", "bin")
 	}
 	var roots []string
+	seenRoot := map[string]bool{}
 	if link := filepath.Join(binDir, "rodin"); isRodinLink(link) {
 		targets = append(targets, link)
 		if exe, err := os.Readlink(link); err == nil {
-			roots = append(roots, filepath.Dir(filepath.Dir(filepath.Dir(exe)))) // CHECKOUT/plugin/libexec/rodin-…
+			roots = append(roots, filepath.Dir(filepath.Dir(filepath.Dir(exe)))) // CHECKOUT/plugin/libexec/rodin-… (an older install)
+		}
+	}
+	if copyDir := installHome(e.getenv); copyDir != "" {
+		if _, _, ok := installedFrom(copyDir); ok {
+			targets = append(targets, copyDir)
+			seenRoot[copyDir] = true // its executables go with it
 		}
 	}
 	data, _ := filepath.Glob(filepath.Join(home, ".claude", "plugins", "data", "rodin-*"))
@@ -85,12 +92,11 @@ func runUninstall(e *env, args []string) error {
 	if root, err := checkoutRoot(); err == nil {
 		roots = append(roots, root)
 	}
-	seen := map[string]bool{}
 	for _, root := range roots {
-		if seen[root] {
+		if seenRoot[root] {
 			continue
 		}
-		seen[root] = true
+		seenRoot[root] = true
 		built, _ := filepath.Glob(filepath.Join(root, "plugin", "libexec", "*"))
 		for _, b := range built {
 			if filepath.Base(b) != ".gitignore" && filepath.Base(b) != "README.md" {
