@@ -340,8 +340,12 @@ func checkRegistration(claude string, report func(bool, string, ...any), note fu
 		report(false, "`claude plugin list --json` gave no answer within 30s, so whether Claude Code loads rodin is unknown")
 		return
 	}
-	if err != nil || !gjson.ValidBytes(out) {
+	if err != nil {
 		note("`claude plugin list --json` failed (%v), so whether Claude Code loads rodin is unknown", err)
+		return
+	}
+	if !gjson.ValidBytes(out) || !gjson.ParseBytes(out).IsArray() {
+		note("`claude plugin list --json` printed no list of plugins, so whether Claude Code loads rodin is unknown")
 		return
 	}
 	var found bool
@@ -522,7 +526,7 @@ or register it for good:
     claude plugin install rodin@rodin
 
 `, filepath.Join(home, "plugin"), home)
-		return runDoctor(e, nil)
+		return doctorOf(e, home)
 	}
 	run := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -550,7 +554,20 @@ or register it for good:
 		return fmt.Errorf("claude plugin install rodin@rodin: %v\n%s", err, out)
 	}
 	fmt.Fprintf(e.stdout, "\nregistered: rodin@rodin (marketplace %s). Start claude and use /rodin:plan-gate in plan mode.\n\n", home)
-	return runDoctor(e, nil)
+	return doctorOf(e, home)
+}
+
+// doctorOf runs rodin doctor on the copy install made, whatever plugin
+// directory this process was started from.
+func doctorOf(e *env, home string) error {
+	copied := *e
+	copied.getenv = func(k string) string {
+		if k == "CLAUDE_PLUGIN_ROOT" || k == "RODIN_PLUGIN_ROOT" {
+			return filepath.Join(home, "plugin")
+		}
+		return e.getenv(k)
+	}
+	return runDoctor(&copied, nil)
 }
 
 // installHome is rodin's own copy of its plugin, the marketplace Claude

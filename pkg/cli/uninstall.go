@@ -122,6 +122,7 @@ func runUninstall(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s %s (%s)\n", verb, t, humanSize(size))
 	}
 	fmt.Fprintf(e.stdout, "%s %s in all. The checkout, if you cloned one, is yours to delete.\n", verb, humanSize(total))
+	fmt.Fprintln(e.stdout, "Plan files and task files keep what rodin and the agent wrote into them (the <!-- rodin:… --> comment lines, the gaps block): they are plain Markdown comments, left for you to delete or keep.")
 	return nil
 }
 
