@@ -53,10 +53,6 @@ type command struct {
 	run   func(e *env, args []string) error
 }
 
-// commandHelp is what `rodin help COMMAND` prints after the usage line,
-// for the commands whose flags do not fit in it.
-var commandHelp = map[string]string{"exercise": exerciseHelp}
-
 var commands = map[string]command{
 	"check":     {"rodin check PLAN", runCheck},
 	"extract":   {"rodin extract PLAN", runExtract},
@@ -119,7 +115,7 @@ For other orchestrations:
 For people:
   rodin status [--json] [PLAN]        digests, status, evidence, and what the gate would decide
   rodin doctor [--json]               check the installation
-  rodin uninstall [--dry-run]         unregister the plugin, remove the link, data, caches and built executables
+  rodin uninstall [--dry-run]         unregister the plugin, remove the link, the copy, data, caches, builds
   rodin sandbox [--enable] [--json]   what the settings let Bash do; --enable turns Claude Code's sandbox on
   rodin version                       (also rodin --version)
 
@@ -130,7 +126,7 @@ Every command: rodin help COMMAND, or rodin COMMAND --help.
 
 In a source checkout:
   rodin build [--all] [--out DIR]     build the hooks into plugin/libexec
-  rodin install                       build, link rodin into ~/.local/bin, register the plugin with Claude Code
+  rodin install                       build, copy the plugin to ~/.local/share/rodin, link rodin, register it
   rodin release [--out DIR]           archives for every platform, SHA256SUMS, and plugin/release/SHA256SUMS
 `
 

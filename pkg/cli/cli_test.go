@@ -54,3 +54,18 @@ func TestCommandsAgreeWithTheModel(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCommandHasHelp: `rodin help COMMAND` says more than the usage
+// line for every command.
+func TestEveryCommandHasHelp(t *testing.T) {
+	for name := range commands {
+		if len(strings.TrimSpace(commandHelp[name])) < 80 {
+			t.Errorf("rodin help %s: no help beyond the usage line", name)
+		}
+	}
+	for name := range commandHelp {
+		if _, ok := commands[name]; !ok {
+			t.Errorf("help for %q, which is no command", name)
+		}
+	}
+}
