@@ -29,8 +29,8 @@ install:
 fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzParseRender$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzEncode$' -fuzztime {{time}} ./pkg/planfile
-    go test -run '^$' -fuzz '^FuzzPreToolUse$' -fuzztime {{time}} ./pkg/gate
-    go test -run '^$' -fuzz '^FuzzPostToolUse$' -fuzztime {{time}} ./pkg/gate
+    go test -run '^$' -fuzz '^FuzzPreToolUse$' -fuzztime {{time}} ./pkg/route
+    go test -run '^$' -fuzz '^FuzzPostToolUse$' -fuzztime {{time}} ./pkg/route
     go test -run '^$' -fuzz '^FuzzSplitParse$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzSeal$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzLookup$' -fuzztime {{time}} ./pkg/hookio

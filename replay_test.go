@@ -9,10 +9,9 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/keeper"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/route"
 )
 
 // The hook inputs the E2E tier captured from each pinned Claude Code
@@ -74,10 +73,10 @@ func replay(t *testing.T, files []string) {
 			}
 			os.WriteFile(path, []byte(strings.Replace(string(old), from, to, 1)), 0o644)
 		case "PreToolUse ExitPlanMode":
-			last = gate.Decide(in, getenv)
+			last = route.Pre(in, getenv)
 			continue
 		}
-		out := keeper.Act(in, getenv)
+		out := route.Post(in, getenv)
 		if out.SystemMessage != "" {
 			t.Errorf("%s: the user was told: %s", name, out.SystemMessage)
 		}

@@ -25,20 +25,18 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/cli"
-	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/keeper"
+	"github.com/rodin-gate/rodin/pkg/route"
 	"github.com/rodin-gate/rodin/pkg/safefile"
-	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 var update = flag.Bool("u", false, "update testscript output files")
 
 // mains are the executables, as their hooks/<name>/main.go run them.
 var mains = map[string]func(){
-	"pretooluse":  func() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) },
-	"posttooluse": func() { os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr)) },
-	"stop":        func() { os.Exit(verifygate.Main(os.Stdin, os.Stdout, os.Stderr)) },
+	"pretooluse":  func() { os.Exit(route.MainPre(os.Stdin, os.Stdout, os.Stderr)) },
+	"posttooluse": func() { os.Exit(route.MainPost(os.Stdin, os.Stdout, os.Stderr)) },
+	"stop":        func() { os.Exit(route.MainStop(os.Stdin, os.Stdout, os.Stderr)) },
 	"rodin":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 }
 
@@ -60,7 +58,7 @@ func TestMain(m *testing.M) {
 					select {}
 				}
 			}
-			os.Exit(keeper.Main(os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(route.MainPost(os.Stdin, os.Stdout, os.Stderr))
 		}
 	}
 	for name, main := range mains {

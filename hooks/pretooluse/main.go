@@ -1,10 +1,12 @@
-// Command pretooluse is rodin's PreToolUse hook on ExitPlanMode: the plan gate.
+// Command pretooluse is rodin's PreToolUse hook: the table route.PreToolUse
+// (the plan gate on ExitPlanMode, the guard and the verify gate on Markdown
+// edits, messages to subagents, reads of rodin's data).
 package main
 
 import (
 	"os"
 
-	"github.com/rodin-gate/rodin/pkg/gate"
+	"github.com/rodin-gate/rodin/pkg/route"
 )
 
-func main() { os.Exit(gate.Main(os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(route.MainPre(os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,11 +1,12 @@
 // Command stop is rodin's Stop, SubagentStop (executors) and TaskCompleted
-// hook: the verify gate's check on task boxes ticked any way at all.
+// hook (route.Stop and the tables beside it): the verify gate's check on
+// task boxes ticked any way at all.
 package main
 
 import (
 	"os"
 
-	"github.com/rodin-gate/rodin/pkg/verifygate"
+	"github.com/rodin-gate/rodin/pkg/route"
 )
 
-func main() { os.Exit(verifygate.Main(os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(route.MainStop(os.Stdin, os.Stdout, os.Stderr)) }

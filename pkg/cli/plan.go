@@ -13,9 +13,9 @@ import (
 
 	"github.com/rodin-gate/rodin/pkg/assess"
 	"github.com/rodin-gate/rodin/pkg/evidence"
-	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plangate"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/provenance"
@@ -338,7 +338,7 @@ func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 	input, _ := sjson.SetBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"ExitPlanMode"}`), "cwd", cwd)
 	input, _ = sjson.SetBytes(input, "tool_input.planFilePath", path)
 	input, _ = sjson.SetBytes(input, "session_id", t.Session)
-	out := gate.Decide(hookio.NewInput(input), e.getenv)
+	out := plangate.Gate(hookio.NewInput(input), e.getenv)
 	switch {
 	case out.Deny:
 		r.Gate = gateView{"deny", out.Reason}

@@ -16,6 +16,10 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
 // Message is one SendMessage call.
@@ -88,4 +92,18 @@ func looksLikeAgentID(s string) bool {
 		return false
 	}
 	return strings.Trim(s[1:], "0123456789abcdef") == ""
+}
+
+// PreSend is the PreToolUse route for SendMessage: it notes the message
+// before it is delivered, so that a critic, validator or qa-engineer run
+// told something after its prompt is not evidence. It never decides: a
+// message is the agent's to send.
+func PreSend(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	data, session := evidence.DataDir(getenv), in.SessionID()
+	to, _, _ := in.Field("tool_input.to")
+	if data == "" || !planfile.ValidSessionID(session) {
+		return hookio.NoDecision
+	}
+	Record(data, session, to, time.Now())
+	return hookio.NoDecision
 }

@@ -3,7 +3,6 @@ package verifygate
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,14 +19,6 @@ import (
 	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
-
-// Main is the stop hook: Stop, SubagentStop of an executor, TaskCompleted.
-func Main(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
-	return hookio.RunStop(stdin, stdout, stderr, func(in hookio.Input) hookio.StopOutcome {
-		return Stop(in, os.Getenv)
-	})
-}
 
 // Stop decides a Stop, a SubagentStop or a TaskCompleted: it blocks while
 // a verification task ticked during this session lacks passing checks for

@@ -1,60 +1,18 @@
-// Package gate is the PreToolUse hook on ExitPlanMode: it denies leaving
-// plan mode until a passing verdict matches the plan exactly as it stands
-// (SPEC section 5).
-//
-// It fails closed. The only outcomes are no decision (Claude Code shows the
-// user its approval dialog) and deny; it never says allow. Unreadable input,
-// an unreadable plan file and a panic all deny.
-package gate
+package plangate
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rodin-gate/rodin/pkg/claudecode"
-	"github.com/rodin-gate/rodin/pkg/evidence"
-	"github.com/rodin-gate/rodin/pkg/guard"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/sandbox"
-	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
-
-// Main runs the hook; its result is the process exit code, 0 or 2.
-func Main(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
-	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
-	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
-		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
-			time.Sleep(d) // a test seam: a gate that hangs (it can only make the gate deny)
-		}
-		return Decide(in, os.Getenv)
-	})
-}
-
-// DefaultDeadline is how long the gate may take before it denies instead:
-// far inside the 30 s timeout hooks.json gives it, and far above what a
-// 16 MiB plan costs (about a second).
-const DefaultDeadline = 10 * time.Second
-
-// Deadline is DefaultDeadline, or RODIN_GATE_DEADLINE when that is shorter
-// (tests): a longer one is ignored, so the setting can only make the gate
-// deny sooner.
-func Deadline(getenv func(string) string) time.Duration {
-	if d, err := time.ParseDuration(getenv("RODIN_GATE_DEADLINE")); err == nil && d > 0 && d < DefaultDeadline {
-		return d
-	}
-	return DefaultDeadline
-}
 
 const fix = " To fix: run /rodin:plan-gate."
 
@@ -67,12 +25,18 @@ func malformedInput(what string) hookio.PreOutcome {
 	return deny("The hook input is malformed: %s. To fix: update rodin (`rodin doctor`).", what)
 }
 
-// Decide is the gate: the hook input and the plan file it names (or the
-// session's newest plan file) in, a decision out.
-func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
-	out := decide(in, getenv)
+// Gate is the PreToolUse route for ExitPlanMode: the hook input and the
+// plan file it names (or the session's newest plan file) in, a decision
+// out. It fails closed: the only outcomes are no decision (Claude Code
+// shows the user its approval dialog) and deny; it never says allow.
+func Gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	return noteOff(gate(in, getenv), getenv)
+}
+
+// noteOff adds to a deny of the plan gate that its provenance checks are
+// off, when they are, so that nobody forgets.
+func noteOff(out hookio.PreOutcome, getenv func(string) string) hookio.PreOutcome {
 	if out.Deny && provenance.Off(getenv) {
-		// Every deny says the checks are off, so that nobody forgets.
 		if i := strings.LastIndex(out.Reason, " To fix:"); i >= 0 {
 			out.Reason = out.Reason[:i] + provenance.OffNote + out.Reason[i:]
 		}
@@ -80,40 +44,8 @@ func Decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	return out
 }
 
-func decide(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
-	tool, ok, err := in.Field("tool_name")
-	if err != nil {
-		return malformedInput(err.Error())
-	}
-	if !ok {
-		// The hook is registered for ExitPlanMode only: an input without a
-		// tool name means the input changed shape, and the gate cannot tell.
-		return malformedInput("it has no tool_name")
-	}
-	if n := in.TopLevelCount("tool_name"); n > 1 {
-		// Parsers disagree on duplicate keys (first or last wins); the gate
-		// does not guess which tool this is.
-		return malformedInput(fmt.Sprintf("tool_name appears %d times", n))
-	}
-	if guard.Guards(tool) {
-		// A plan file is the guard's; any Markdown file may be a task
-		// file, the verify gate's, a plan file in a plans directory too:
-		// both judge it, and a deny of either stands.
-		if getenv("RODIN_GATE") != "off" {
-			if out, planFile := guard.Decide(in, getenv); planFile && out.Deny {
-				return out
-			}
-		}
-		return verifygate.PreEdit(in, getenv)
-	}
-	if tool == "SendMessage" {
-		recordMessage(in, getenv)
-		return hookio.NoDecision
-	}
-	if tool == "Read" {
-		return guardDataRead(in, getenv)
-	}
-	if tool != "ExitPlanMode" {
+func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	if in.ToolName() != "ExitPlanMode" {
 		return hookio.NoDecision
 	}
 	if getenv("RODIN_GATE") == "off" {
@@ -223,47 +155,6 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) error) ho
 	if check != nil {
 		if err := check(doc, v.Status); err != nil {
 			return deny("The pass verdict is not backed by the assessment runs rodin observed: %v.%s", err, fix)
-		}
-	}
-	return hookio.NoDecision
-}
-
-// recordMessage notes a SendMessage before it is delivered: a critic,
-// validator or qa-engineer run told something after its prompt is not
-// evidence (pkg/messages). It never decides: a message is the agent's to
-// send.
-func recordMessage(in hookio.Input, getenv func(string) string) {
-	data, session := evidence.DataDir(getenv), in.SessionID()
-	to, _, _ := in.Field("tool_input.to")
-	if data == "" || !planfile.ValidSessionID(session) {
-		return
-	}
-	messages.Record(data, session, to, time.Now())
-}
-
-// guardDataRead denies a Read of rodin's data directory (the evidence, the
-// run logs, the waivers, the seal key) in every mode: plan mode lets a Read
-// there through without asking, and an agent that has read seal.key can
-// seal a plan it wrote. hooks.json starts this only for paths under the
-// data directories (`if`), so no other Read starts a process.
-func guardDataRead(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
-	path, _, err := in.Field("tool_input.file_path")
-	if err != nil || path == "" {
-		return hookio.NoDecision // the tool refuses it itself
-	}
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	for _, dir := range []string{evidence.DataDir(getenv), filepath.Join(getenv("HOME"), ".cache", "rodin")} {
-		if dir == "" {
-			continue
-		}
-		if d, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = d
-		}
-		if real == dir || strings.HasPrefix(real, dir+string(filepath.Separator)) {
-			return deny("%s is in rodin's data directory (%s), which holds the gates' evidence and keys: no tool reads it. To fix: use `rodin status` or `rodin tasks` to see what rodin recorded.", path, dir)
 		}
 	}
 	return hookio.NoDecision

@@ -1,4 +1,4 @@
-package gate_test
+package route_test
 
 import (
 	"bytes"
@@ -9,9 +9,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/rodin-gate/rodin/pkg/gate"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/keeper"
+	"github.com/rodin-gate/rodin/pkg/route"
 )
 
 // addInputSeeds seeds with the captured Claude Code inputs and a few broken
@@ -54,7 +53,7 @@ func FuzzPreToolUse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var stdout, stderr bytes.Buffer
 		code := hookio.RunPre(bytes.NewReader(input), &stdout, &stderr, 0, func(in hookio.Input) hookio.PreOutcome {
-			return gate.Decide(in, getenv)
+			return route.Pre(in, getenv)
 		})
 		out := stdout.String()
 		if strings.Contains(out, "allow") && !strings.Contains(out, `"deny"`) {
@@ -85,7 +84,7 @@ func FuzzPostToolUse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var stdout bytes.Buffer
 		code := hookio.RunPost(bytes.NewReader(input), &stdout, func(in hookio.Input) hookio.PostOutcome {
-			return keeper.Act(in, getenv)
+			return route.Post(in, getenv)
 		})
 		if code != 0 || (stdout.Len() > 0 && !gjson.Valid(stdout.String())) {
 			t.Fatalf("exit %d, stdout %q", code, stdout.String())

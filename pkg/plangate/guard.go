@@ -1,24 +1,7 @@
-// Package guard is the PreToolUse hook on Write, Edit and MultiEdit of plan
-// files: the lines rodin's hooks write at the end of a plan file (session,
-// digests, verdict, seal) are theirs alone.
-//
-// An agent that wants to skip the assessment has one obvious move: write a
-// pass onto the validation line itself, or copy the digests the hooks wrote
-// into a forged record. So before the tool runs, the guard applies the
-// proposed change to the file in memory and denies when any hook-owned line
-// would appear, change or disappear. Adding a verdict signal is allowed:
-// that is how the skill asks for a verdict, and the keeper checks it. So is
-// dropping every hook-owned line at once (a Write of the plan without them):
-// the file then reads as never assessed, which the keeper records, and
-// which opens nothing.
-//
-// The keeper's fallback (a tool call that changed owned lines anyway, seen
-// in tool_response.originalFile) covers what the guard cannot see.
-package guard
+package plangate
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,18 +16,37 @@ import (
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
-// Guards reports whether the guard looks at calls of tool.
-func Guards(tool string) bool { return tool == "Write" || tool == "Edit" || tool == "MultiEdit" }
-
-func deny(format string, args ...any) hookio.PreOutcome {
-	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
+// Guard is the PreToolUse route for Write, Edit and MultiEdit: the lines
+// rodin's hooks write at the end of a plan file (session, digests, verdict,
+// seal) are theirs alone.
+//
+// An agent that wants to skip the assessment has one obvious move: write a
+// pass onto the validation line itself, or copy the digests the hooks wrote
+// into a forged record. So before the tool runs, the guard applies the
+// proposed change to the file in memory and denies when any hook-owned line
+// would appear, change or disappear. Adding a verdict signal is allowed:
+// that is how the skill asks for a verdict, and the keeper checks it. So is
+// dropping every hook-owned line at once (a Write of the plan without them):
+// the file then reads as never assessed, which the keeper records, and
+// which opens nothing.
+//
+// The keeper's fallback (a tool call that changed owned lines anyway, seen
+// in tool_response.originalFile) covers what the guard cannot see. A file
+// that is no plan file gets no decision: it may be a task file, the verify
+// gate's business (a plan file in a plans directory may be both).
+func Guard(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	if getenv("RODIN_GATE") == "off" {
+		return hookio.NoDecision
+	}
+	if out, planFile := guard(in, getenv); planFile && out.Deny {
+		return noteOff(out, getenv)
+	}
+	return hookio.NoDecision
 }
 
-// Decide is the guard: the tool call in, no decision or a deny out.
-// planFile reports whether the call writes a plan file: when it does not,
-// the call is someone else's business (the verify gate's, for a task
-// file); when it does, no other gate need look at it.
-func Decide(in hookio.Input, getenv func(string) string) (out hookio.PreOutcome, planFile bool) {
+// guard is the guard's decision; planFile reports whether the call writes
+// a plan file.
+func guard(in hookio.Input, getenv func(string) string) (out hookio.PreOutcome, planFile bool) {
 	tool := in.ToolName()
 	input := in.Get("tool_input")
 	if !input.IsObject() {

@@ -1,66 +1,28 @@
-// Package keeper is the PostToolUse hook: after every Write, Edit or
-// MultiEdit of a plan file in plan mode it keeps the metadata at the end of
-// the file true (SPEC section 4).
-//
-// It is fail-open: it exits 0 whatever happens and, on any error, leaves the
-// file as it was. The PreToolUse gate is what fails closed.
-package keeper
+package plangate
 
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/safefile"
-	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
-// Main runs the hook; its result is the process exit code.
-func Main(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
-	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, true) })
-	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
-		return Act(in, os.Getenv)
-	})
-}
-
-// Act looks after the plan file the tool call touched, if any. The cheapest
-// facts decide first: mode, tool and path are checked before any file is
-// opened, so edits outside plan mode cost a JSON lookup.
-func Act(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	tool := in.ToolName()
-	if in.HookEventName() == "UserPromptSubmit" {
-		return verifygate.WaiveFromPrompt(in, getenv)
-	}
-	if tool == "Bash" {
-		// PostToolUse or PostToolUseFailure: the verify gate's evidence.
-		return verifygate.RecordBash(in, getenv)
-	}
-	switch in.HookEventName() {
-	case "SubagentStop":
-		if agent, _, _ := in.Field("agent_type"); agent == verifygate.QAAgent {
-			return verifygate.RecordQA(in, getenv)
-		}
-		return recordStop(in, getenv)
-	case "PostToolUseFailure":
-		return hookio.PostOutcome{}
-	}
+// Keep is the PostToolUse route for Write, Edit and MultiEdit: after a
+// tool call touched a plan file in plan mode it keeps the metadata at the
+// end of the file true (SPEC section 4).
+//
+// It is fail-open: whatever happens, on any error, it leaves the file as it
+// was. Gate is what fails closed. The cheapest facts decide first: mode and
+// path are checked before any file is opened, so edits outside plan mode
+// cost a JSON lookup.
+func Keep(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if in.PermissionMode() != "plan" {
-		return hookio.PostOutcome{}
-	}
-	switch tool {
-	case "Write", "Edit", "MultiEdit":
-	case "Agent", "Task":
-		return recordAgent(in, getenv)
-	default:
 		return hookio.PostOutcome{}
 	}
 	path := in.FilePath()

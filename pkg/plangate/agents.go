@@ -1,4 +1,4 @@
-package keeper
+package plangate
 
 import (
 	"fmt"
@@ -14,10 +14,14 @@ import (
 	"github.com/rodin-gate/rodin/pkg/transcript"
 )
 
-// recordAgent records a rodin:critic or rodin:validator run from the Agent
-// tool's PostToolUse: a foreground run whole (status "completed"), a
-// background run as a launch that its SubagentStop completes.
-func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+// RecordAgent is the PostToolUse route for Agent (Task on older releases)
+// in plan mode: it records a rodin:critic or rodin:validator run, a
+// foreground run whole (status "completed"), a background run as a launch
+// that its SubagentStop completes.
+func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if in.PermissionMode() != "plan" {
+		return hookio.PostOutcome{}
+	}
 	agent, _, _ := in.Field("tool_input.subagent_type")
 	if !provenance.Recorded(agent) {
 		return hookio.PostOutcome{}
@@ -72,11 +76,12 @@ func recordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	return hookio.PostOutcome{}
 }
 
-// recordStop completes a background rodin:critic or rodin:validator run
+// RecordStop is the SubagentStop route for rodin's critic, validator and
+// leakage detector: it completes a background run
 // with its answer (SubagentStop). When the launch is not known (its
 // PostToolUse has not run yet, or was lost), the prompt is read from the
 // subagent's transcript and judged now.
-func recordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+func RecordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	agent, _, _ := in.Field("agent_type")
 	if !provenance.Recorded(agent) {
 		return hookio.PostOutcome{}

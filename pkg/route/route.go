@@ -1,0 +1,251 @@
+// Package route is where a hook input becomes a decision: for each hook
+// event, one table of which capability sees which tool or agent, in order,
+// and how their outcomes combine. hooks.json says the same in its matchers
+// (TestTablesMatchHooksJSON keeps them together); each capability is a
+// package of routes that return "no decision" fast for calls that are not
+// their business:
+//
+//   - pkg/plangate: the plan gate (ExitPlanMode, plan files, critic and
+//     validator runs)
+//   - pkg/verifygate: the verify gate (task files, Bash outcomes,
+//     qa-engineer runs, stops, waivers)
+//   - pkg/messages: messages sent to subagents (first answers only)
+//   - pkg/datadir: rodin's data directory is not for reading
+//
+// Three executables run the tables, one per kind of outcome Claude Code
+// reads: pretooluse (deny or no decision), posttooluse (notes) and stop
+// (block once in a row). A fifth capability is one package and one line per
+// event it sees.
+package route
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/datadir"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/messages"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plangate"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
+)
+
+// Route is one capability's part in an event: the calls it sees and what
+// it does with them.
+type Route[O any] struct {
+	// Match names the tools (tool events) or agent types (SubagentStop)
+	// the route sees, in hooks.json's matcher syntax (`Write|Edit`,
+	// `.*executor.*`); "" sees every call of the event.
+	Match string
+	Run   func(in hookio.Input, getenv func(string) string) O
+}
+
+// PreToolUse is the pretooluse executable's table. The first deny wins;
+// the notes of the others are joined.
+var PreToolUse = []Route[hookio.PreOutcome]{
+	{"ExitPlanMode", plangate.Gate},
+	{"Write|Edit|MultiEdit", plangate.Guard},     // plan files
+	{"Write|Edit|MultiEdit", verifygate.PreEdit}, // task files (a plan file may be one too)
+	{"SendMessage", messages.PreSend},
+	{"Read", datadir.PreRead},
+}
+
+// The posttooluse executable's tables, by event. Every route that matches
+// runs; their notes are joined.
+var (
+	PostToolUse = []Route[hookio.PostOutcome]{
+		{"Write|Edit|MultiEdit", plangate.Keep},
+		{"Agent|Task", plangate.RecordAgent},
+		{"Bash", verifygate.RecordBash},
+	}
+	PostToolUseFailure = []Route[hookio.PostOutcome]{
+		{"Bash", verifygate.RecordBash},
+	}
+	// SubagentStopRecords records the answers of rodin's own subagents; the
+	// stop executable's SubagentStop table blocks executors.
+	SubagentStopRecords = []Route[hookio.PostOutcome]{
+		{"rodin:critic|rodin:validator|rodin:leakage-detector", plangate.RecordStop},
+		{"rodin:qa-engineer", verifygate.RecordQA},
+	}
+	UserPromptSubmit = []Route[hookio.PostOutcome]{
+		{"", verifygate.WaiveFromPrompt},
+	}
+)
+
+// The stop executable's tables, by event. The first block wins.
+var (
+	Stop          = []Route[hookio.StopOutcome]{{"", verifygate.Stop}}
+	TaskCompleted = []Route[hookio.StopOutcome]{{"", verifygate.Stop}}
+	SubagentStop  = []Route[hookio.StopOutcome]{{".*executor.*", verifygate.Stop}}
+)
+
+// postTables and stopTables pick an executable's table by hook_event_name.
+var (
+	postTables = map[string][]Route[hookio.PostOutcome]{
+		"PostToolUse": PostToolUse, "PostToolUseFailure": PostToolUseFailure,
+		"SubagentStop": SubagentStopRecords, "UserPromptSubmit": UserPromptSubmit,
+	}
+	stopTables = map[string][]Route[hookio.StopOutcome]{
+		"Stop": Stop, "TaskCompleted": TaskCompleted, "SubagentStop": SubagentStop,
+	}
+)
+
+// Matches reports whether a matcher (hooks.json's syntax, as rodin uses it:
+// names and `.*part.*` joined by `|`) admits name.
+func Matches(matcher, name string) bool {
+	if matcher == "" {
+		return true
+	}
+	for _, alt := range strings.Split(matcher, "|") {
+		if mid, ok := strings.CutPrefix(alt, ".*"); ok && strings.HasSuffix(mid, ".*") {
+			if strings.Contains(name, strings.TrimSuffix(mid, ".*")) {
+				return true
+			}
+		} else if alt == name {
+			return true
+		}
+	}
+	return false
+}
+
+// subject is what an event's matcher is matched against: the tool, or the
+// subagent's type.
+func subject(in hookio.Input) string {
+	if in.HookEventName() == "SubagentStop" {
+		agent, _, _ := in.Field("agent_type")
+		return agent
+	}
+	return in.ToolName()
+}
+
+// MainPre is the pretooluse executable; its result is the exit code, 0 or 2.
+func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
+	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
+	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
+		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
+			time.Sleep(d) // a test seam: a hook that hangs (it can only make it deny)
+		}
+		return Pre(in, os.Getenv)
+	})
+}
+
+// MainPost is the posttooluse executable; it always exits 0.
+func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
+	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, true) })
+	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
+		return Post(in, os.Getenv)
+	})
+}
+
+// MainStop is the stop executable: Stop, TaskCompleted, SubagentStop of an
+// executor.
+func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
+	hookio.TuneGC()
+	return hookio.RunStop(stdin, stdout, stderr, func(in hookio.Input) hookio.StopOutcome {
+		return StopEvent(in, os.Getenv)
+	})
+}
+
+// DefaultDeadline is how long a PreToolUse decision may take before the
+// hook denies instead: far inside the 30 s timeout hooks.json gives it, and
+// far above what a 16 MiB plan costs (about a second).
+const DefaultDeadline = 10 * time.Second
+
+// Deadline is DefaultDeadline, or RODIN_GATE_DEADLINE when that is shorter
+// (tests): a longer one is ignored, so the setting can only make the hook
+// deny sooner.
+func Deadline(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv("RODIN_GATE_DEADLINE")); err == nil && d > 0 && d < DefaultDeadline {
+		return d
+	}
+	return DefaultDeadline
+}
+
+// malformed denies an input the hook cannot read as Claude Code's.
+func malformed(what string) hookio.PreOutcome {
+	return hookio.Denial("[rodin] The hook input is malformed: " + what + ". To fix: update rodin (`rodin doctor`).")
+}
+
+// Pre decides a PreToolUse call by the PreToolUse table. hooks.json starts
+// the executable for named tools only, so an input without a tool name, or
+// with two (parsers disagree on which wins), means the input changed
+// shape: it denies rather than guess.
+func Pre(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	tool, ok, err := in.Field("tool_name")
+	switch {
+	case err != nil:
+		return malformed(err.Error())
+	case !ok:
+		return malformed("it has no tool_name")
+	case in.TopLevelCount("tool_name") > 1:
+		return malformed("tool_name appears " + strconv.Itoa(in.TopLevelCount("tool_name")) + " times")
+	}
+	var notes []string
+	for _, r := range PreToolUse {
+		if !Matches(r.Match, tool) {
+			continue
+		}
+		out := r.Run(in, getenv)
+		if out.Deny {
+			return out
+		}
+		if out.SystemMessage != "" {
+			notes = append(notes, out.SystemMessage)
+		}
+	}
+	return hookio.PreOutcome{SystemMessage: strings.Join(notes, " ")}
+}
+
+// Post runs the posttooluse executable's table for the input's event (an
+// input without one is a PostToolUse).
+func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	event := in.HookEventName()
+	if event == "" {
+		event = "PostToolUse"
+	}
+	var context, notes []string
+	name := subject(in)
+	for _, r := range postTables[event] {
+		if !Matches(r.Match, name) {
+			continue
+		}
+		out := r.Run(in, getenv)
+		if out.Context != "" {
+			context = append(context, out.Context)
+		}
+		if out.SystemMessage != "" {
+			notes = append(notes, out.SystemMessage)
+		}
+	}
+	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " ")}
+}
+
+// StopEvent runs the stop executable's table for the input's event (an
+// input without one is a Stop).
+func StopEvent(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
+	table, ok := stopTables[in.HookEventName()]
+	if !ok {
+		table = Stop
+	}
+	var notes []string
+	name := subject(in)
+	for _, r := range table {
+		if !Matches(r.Match, name) {
+			continue
+		}
+		out := r.Run(in, getenv)
+		if out.Block {
+			return out
+		}
+		if out.SystemMessage != "" {
+			notes = append(notes, out.SystemMessage)
+		}
+	}
+	return hookio.StopOutcome{SystemMessage: strings.Join(notes, " ")}
+}
