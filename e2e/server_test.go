@@ -52,6 +52,10 @@ type server struct {
 	mu       sync.Mutex
 	main     []turn
 	agents   map[string][]string // agent kind -> answers, in order
+	// agentTurns scripts a kind of agent step by step, tool calls and all
+	// (like main), for agents that act rather than answer; it is consulted
+	// before agents.
+	agentTurns map[string][]turn
 	agentN   map[string]int
 	requests []recorded
 	results  []toolResult
@@ -93,6 +97,9 @@ var subagents = map[string]string{
 	"qa-engineer":      "You check whether a task really is done.",
 	// rodin exercise's evaluator runs as the session's agent (--agent).
 	"exercise-evaluator": "You judge a test run of a Claude Code skill.",
+	// A project agent of the capture tests (a loop's worker), as a
+	// subagent or as the session's agent.
+	"worker": "You are the loop's worker.",
 }
 
 var planPathRe = regexp.MustCompile(`(/[^\s"'\x60]*/\.claude/plans/[^\s"'\x60/]+\.md)`)
@@ -178,6 +185,18 @@ func (s *server) answer(body []byte) (string, []block) {
 			for i := range blocks {
 				if blocks[i].Tool != "" {
 					blocks[i].ID = fmt.Sprintf("toolu_%02d_%d_%s", step, i, blocks[i].Tool)
+					s.calls[blocks[i].ID] = blocks[i].Tool
+				}
+			}
+			return kind, blocks
+		}
+		return kind, []block{text("Done.")}
+	case "worker":
+		if step := scriptSteps(body); step < len(s.agentTurns[kind]) {
+			blocks := s.agentTurns[kind][step](s, step)
+			for i := range blocks {
+				if blocks[i].Tool != "" {
+					blocks[i].ID = fmt.Sprintf("toolu_%s_%02d_%d_%s", kind, step, i, blocks[i].Tool)
 					s.calls[blocks[i].ID] = blocks[i].Tool
 				}
 			}

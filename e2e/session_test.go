@@ -36,6 +36,7 @@ type options struct {
 	// --plugin-dir); setup, run before Claude Code starts, registers it.
 	installed bool
 	setup     func(s *session, env []string)
+	args      []string // more of Claude Code's command line (runHeadless)
 }
 
 // session is one interactive Claude Code session in tmux, with the plugin
@@ -159,7 +160,7 @@ func runHeadless(t *testing.T, claude string, srv *server, opt options, prompt s
 	t.Cleanup(func() { os.RemoveAll(top) })
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	args := []string{"-p", prompt, "--permission-mode", opt.mode}
+	args := append([]string{"-p", prompt, "--permission-mode", opt.mode}, opt.args...)
 	if !opt.installed {
 		args = append(args, "--plugin-dir", s.plugin)
 	}
