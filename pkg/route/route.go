@@ -83,16 +83,32 @@ var (
 	SubagentStop  = []Route[hookio.StopOutcome]{{".*executor.*", verifygate.Stop}}
 )
 
-// postTables and stopTables pick an executable's table by hook_event_name.
-var (
-	postTables = map[string][]Route[hookio.PostOutcome]{
-		"PostToolUse": PostToolUse, "PostToolUseFailure": PostToolUseFailure,
-		"SubagentStop": SubagentStopRecords, "UserPromptSubmit": UserPromptSubmit,
+// postTable and stopTable pick an executable's table by hook_event_name
+// (switches, not maps: a map would be built at start, and link every
+// table's routes into every executable).
+func postTable(event string) []Route[hookio.PostOutcome] {
+	switch event {
+	case "PostToolUse", "": // an input without an event is a PostToolUse
+		return PostToolUse
+	case "PostToolUseFailure":
+		return PostToolUseFailure
+	case "SubagentStop":
+		return SubagentStopRecords
+	case "UserPromptSubmit":
+		return UserPromptSubmit
 	}
-	stopTables = map[string][]Route[hookio.StopOutcome]{
-		"Stop": Stop, "TaskCompleted": TaskCompleted, "SubagentStop": SubagentStop,
+	return nil
+}
+
+func stopTable(event string) []Route[hookio.StopOutcome] {
+	switch event {
+	case "TaskCompleted":
+		return TaskCompleted
+	case "SubagentStop":
+		return SubagentStop
 	}
-)
+	return Stop // Stop, and an input without an event
+}
 
 // Matches reports whether a matcher (hooks.json's syntax, as rodin uses it:
 // names and `.*part.*` joined by `|`) admits name.
@@ -205,13 +221,9 @@ func Pre(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 // Post runs the posttooluse executable's table for the input's event (an
 // input without one is a PostToolUse).
 func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	event := in.HookEventName()
-	if event == "" {
-		event = "PostToolUse"
-	}
 	var context, notes []string
 	name := subject(in)
-	for _, r := range postTables[event] {
+	for _, r := range postTable(in.HookEventName()) {
 		if !Matches(r.Match, name) {
 			continue
 		}
@@ -229,13 +241,9 @@ func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // StopEvent runs the stop executable's table for the input's event (an
 // input without one is a Stop).
 func StopEvent(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	table, ok := stopTables[in.HookEventName()]
-	if !ok {
-		table = Stop
-	}
 	var notes []string
 	name := subject(in)
-	for _, r := range table {
+	for _, r := range stopTable(in.HookEventName()) {
 		if !Matches(r.Match, name) {
 			continue
 		}

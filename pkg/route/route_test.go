@@ -26,11 +26,11 @@ func TestTablesMatchHooksJSON(t *testing.T) {
 	tables := map[key][]string{} // the routes' matchers
 	add := func(exe, event string, matchers []string) { tables[key{exe, event}] = matchers }
 	add("pretooluse", "PreToolUse", matchersOf(PreToolUse))
-	for event, table := range postTables {
-		add("posttooluse", event, matchersOf(table))
+	for _, event := range []string{"PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"} {
+		add("posttooluse", event, matchersOf(postTable(event)))
 	}
-	for event, table := range stopTables {
-		add("stop", event, matchersOf(table))
+	for _, event := range []string{"Stop", "TaskCompleted", "SubagentStop"} {
+		add("stop", event, matchersOf(stopTable(event)))
 	}
 
 	reached := map[key][]string{} // the hooks.json matchers that start each table
