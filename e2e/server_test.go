@@ -49,22 +49,22 @@ type server struct {
 	url string
 	ln  net.Listener
 
-	mu       sync.Mutex
-	main     []turn
-	agents   map[string][]string // agent kind -> answers, in order
+	mu     sync.Mutex
+	main   []turn
+	agents map[string][]string // agent kind -> answers, in order
 	// agentTurns scripts a kind of agent step by step, tool calls and all
 	// (like main), for agents that act rather than answer; it is consulted
 	// before agents.
 	agentTurns map[string][]turn
-	agentN   map[string]int
-	requests []recorded
-	results  []toolResult
-	calls    map[string]string // tool_use id -> tool name
-	planPath string
-	searched map[string]bool   // deferred tools the model has loaded with ToolSearch
-	body     []byte            // the request being answered
-	vars     map[string]string // what the scripted model remembers between steps
-	answered int               // main-agent steps answered so far (the highest step + 1)
+	agentN     map[string]int
+	requests   []recorded
+	results    []toolResult
+	calls      map[string]string // tool_use id -> tool name
+	planPath   string
+	searched   map[string]bool   // deferred tools the model has loaded with ToolSearch
+	body       []byte            // the request being answered
+	vars       map[string]string // what the scripted model remembers between steps
+	answered   int               // main-agent steps answered so far (the highest step + 1)
 	// agentMarks, when set, is a directory where each subagent answer is
 	// counted in .answers-<kind>, for scripted Bash calls to wait on.
 	agentMarks string
