@@ -76,6 +76,7 @@ var commands = map[string]command{
 	"tasks":     {"rodin tasks [--json] [FILE]", runTasks},
 	"waive":     {"rodin waive TASK [FILE] --reason TEXT", runWaive},
 	"sandbox":   {"rodin sandbox [--enable] [--json]", runSandbox},
+	"contracts": {"rodin contracts check [--json] FILE | rodin contracts init NAME", runContracts},
 	"exercise":  {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
 }
 
@@ -109,6 +110,8 @@ For plugin authors (/rodin:exercise):
                                       --max-turns N --no-interactive --claude PATH
 
 For other orchestrations:
+  rodin contracts check [--json] FILE check an artifact against the project's .rodin/contracts.json
+  rodin contracts init NAME           write a contracts file (rlp-desk)
   rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
   rodin signal pass|fail [--reason T] print a verdict signal line
 

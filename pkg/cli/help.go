@@ -197,5 +197,22 @@ Flags:
              with no way out, and deny reads of rodin's seal key
   --json     the same as JSON
 `,
+	"contracts": `
+Artifact contracts: what the files agents hand each other must hold, as a
+project's .rodin/contracts.json says (docs/contracts.md).
+
+  check FILE   checks FILE's content against the contract whose path fits
+               it (the field rules; who wrote it, first-writer and evidence
+               are checked by the hooks when it is written) and names every
+               broken rule: at <field>: expected <x>, got <y>
+  init NAME    writes .rodin/contracts.json from a template: rlp-desk
+
+Flags (check):
+  --json   the result as JSON: file, artifact, ok, violations
+
+Exit status: 0 the file keeps its contract, 1 it does not, or no contract
+covers it. Example:
+  rodin contracts check .rlp-desk/memos/sum-fn-iter-signal.json
+`,
 	"exercise": exerciseHelp,
 }

@@ -1,0 +1,160 @@
+package contracts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTemplatesParse(t *testing.T) {
+	for name, text := range Templates {
+		if _, err := Parse([]byte(text)); err != nil {
+			t.Errorf("template %s: %v", name, err)
+		}
+	}
+}
+
+// Every problem in a contracts file is named, each at its place.
+func TestParseErrorsNamePaths(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"]}],"extra":1}`,
+			"at extra: unknown key (known here: version, roles, unattended, artifacts)"},
+		{`{"version":2,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"]}]}`, "at version: want 1, got 2"},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"fields":{"slug":{"typ":"string"}}}]}`,
+			"at artifacts[0].fields.slug.typ: unknown key"},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"fields":{"n":{"type":"int"}}}]}`,
+			"at artifacts[0].fields.n.type: want one of string, integer, number, boolean, array, object, got \"int\""},
+		{`{"version":1,"roles":{"w":["x"]},"artifacts":[{"name":"a","path":"x.json","writers":["worker"]}]}`,
+			`at artifacts[0].writers: no role "worker" (roles: w)`},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"/etc/x.json","writers":["*"]}]}`,
+			"at artifacts[0].path: want a path relative to the project root"},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"m/x.json","writers":["*"],"fields":{"s":{"eq":"{slug}"}}}]}`,
+			"at artifacts[0].fields.s.eq: {slug} is not bound by the path m/x.json"},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"fields":{"s":{"pattern":"("}}}]}`,
+			"at artifacts[0].fields.s.pattern: error parsing regexp"},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"once":"first"}]}`,
+			`at artifacts[0].once: want "first-writer" or "per-agent", got "first"`},
+		{`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"evidence":{"level":"seen","each":"s","command":"c"}}]}`,
+			"at artifacts[0].evidence.level: want one of observed, fresh, independent"},
+		{`not json`, "not valid JSON"},
+	} {
+		_, err := Parse([]byte(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%s):\n got %v\nwant %q", c.file, err, c.want)
+		}
+	}
+	// Two problems: both named.
+	_, err := Parse([]byte(`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"x.json","writers":["*"],"fields":{"a":{"x":1},"b":{"y":2}}}]}`))
+	if err == nil || !strings.Contains(err.Error(), "fields.a.x") || !strings.Contains(err.Error(), "fields.b.y") {
+		t.Errorf("two unknown keys: %v", err)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	c, err := Parse([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ rel, name, slug string }{
+		{".rlp-desk/memos/sum-fn-iter-signal.json", "iter-signal", "sum-fn"},
+		{".rlp-desk/memos/a-done-claim.json", "done-claim", "a"},
+		{".rlp-desk/memos/x-blocked.md", "blocked", "x"},
+		{".rlp-desk/memos/-iter-signal.json", "", ""},
+		{".rlp-desk/memos/sub/x-iter-signal.json", "", ""},
+		{".rlp-desk/memos/x-iter-signal.json.bak", "", ""},
+		{"src/main.go", "", ""},
+	} {
+		a, vars := c.Match(tc.rel)
+		switch {
+		case tc.name == "" && a != nil:
+			t.Errorf("Match(%s) = %s, want none", tc.rel, a.Name)
+		case tc.name != "" && (a == nil || a.Name != tc.name || vars["slug"] != tc.slug):
+			t.Errorf("Match(%s) = %v %v, want %s slug %s", tc.rel, a, vars, tc.name, tc.slug)
+		}
+	}
+}
+
+// Every rule, broken and kept; every broken rule is named.
+func TestCheckContent(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".rlp-desk", "plans"), 0o755)
+	os.WriteFile(filepath.Join(root, ".rlp-desk", "plans", "prd-sum-fn.md"), []byte("# PRD\n\n## US-001: Sum\n\n### US-002: Docs\n\nnot ## US-009\n#### US-010: too deep\n"), 0o644)
+	c, err := Parse([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, vars := c.Match(".rlp-desk/memos/sum-fn-iter-signal.json")
+	check := func(doc string) []string {
+		var out []string
+		for _, v := range a.CheckContent([]byte(doc), vars, root) {
+			out = append(out, v.String())
+		}
+		return out
+	}
+	if got := check(`{"slug":"sum-fn","signal_type":"signal","iteration":1,"us_id":"US-002","status":"verify","summary":"done"}`); got != nil {
+		t.Errorf("a valid signal: %v", got)
+	}
+	if got := check(`{"status":"continue","us_id":null}`); got != nil {
+		t.Errorf("absent optional fields pass (rlp-desk's backward compatibility): %v", got)
+	}
+	got := check(`{"slug":"wrong-campaign","signal_type":"verdict","iteration":0,"us_id":"US-999","status":"done"}`)
+	want := []string{
+		"at iteration: expected >= 1, got 0",
+		"at signal_type: expected \"signal\", got \"verdict\"",
+		"at slug: expected sum-fn, got \"wrong-campaign\"",
+		"at status: expected one of [continue, verify, verify_partial, blocked], got \"done\"",
+		"at us_id: expected one of [US-001, US-002, ALL], got \"US-999\"",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("every broken rule (-want +got):\n%s", d)
+	}
+	for doc, want := range map[string]string{
+		`{"slug":"sum-fn"}`:                      "at status: expected a value (required), got nothing",
+		`{"status":null}`:                        "at status: expected a value (required), got null",
+		`{"status":"verify","iteration":1.5}`:    "at iteration: expected a value of type integer, got 1.5",
+		`{"status":"verify","iteration":"1"}`:    "at iteration: expected a value of type integer, got \"1\"",
+		`[1,2]`:                                  "at (the file): expected a JSON object, got [1,2]",
+		`{"status":`:                             "at (the file): expected a JSON object, got text that is not valid JSON",
+		`{"status":"verify","status":"blocked"}`: "at status: expected the key once, got 2 times",
+	} {
+		if got := check(doc); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: got %v, want %q first", doc, got, want)
+		}
+	}
+	// oneOfFrom's file missing: the rule fails, saying why.
+	os.Remove(filepath.Join(root, ".rlp-desk", "plans", "prd-sum-fn.md"))
+	if got := check(`{"status":"verify","us_id":"ALL"}`); len(got) != 1 || !strings.Contains(got[0], "which cannot be read") {
+		t.Errorf("missing PRD: %v", got)
+	}
+	// A Markdown artifact has no field rules.
+	b, bvars := c.Match(".rlp-desk/memos/sum-fn-blocked.md")
+	if v := b.CheckContent([]byte("anything"), bvars, root); v != nil {
+		t.Errorf("blocked.md: %v", v)
+	}
+}
+
+// FuzzParse: any contracts file parses or is refused with an error; a
+// parsed one matches and checks any path and content without panicking.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(Templates["rlp-desk"]), ".rlp-desk/memos/a-iter-signal.json", []byte(`{"status":"x"}`))
+	f.Add([]byte(`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"{a}{b}.json","writers":["*"],"fields":{"n":{"min":1,"max":0}}}]}`), "xy.json", []byte(`{"n":2}`))
+	f.Fuzz(func(t *testing.T, file []byte, rel string, content []byte) {
+		c, err := Parse(file)
+		if err != nil {
+			if c != nil {
+				t.Fatal("contracts and an error")
+			}
+			return
+		}
+		if a, vars := c.Match(rel); a != nil {
+			for _, v := range a.CheckContent(content, vars, t.TempDir()) {
+				if v.Expected == "" || v.Got == "" {
+					t.Fatalf("a violation without its expected or got: %+v", v)
+				}
+			}
+		}
+	})
+}
