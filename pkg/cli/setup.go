@@ -15,6 +15,7 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/claudecode"
+	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -66,6 +67,7 @@ func runSetup(e *env, args []string) error {
 	}
 	in := readSessionStart(e)
 	notes = append(notes, verifyBaseline(e, in)...)
+	notes = append(notes, contractsSnapshot(e, in)...)
 	mode := in.Get("permission_mode").String()
 	if mode == "" && in.Get("session_id").Exists() {
 		mode = sandbox.ModeFromProcess() // SessionStart carries no permission_mode
@@ -202,3 +204,21 @@ func writeDataPointer(getenv func(string) string) error {
 	}
 	return os.Rename(tmp, ptr)
 }
+
+// contractsSnapshot keeps the project's artifact contracts for the session
+// (an edit mid-session changes nothing until the next one), and says when
+// they are off or broken.
+func contractsSnapshot(e *env, in gjson.Result) []string {
+	if contracts.Off(e.getenv) {
+		return []string{"artifact contracts are OFF for this session (RODIN_CONTRACTS=off): handover files are not checked"}
+	}
+	note, err := contracts.TakeSnapshot(e.getenv, in.Get("session_id").String(), project.Root(e.getenv, in.Get("cwd").String()))
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("could not keep the artifact contracts for this session (%v): the project's file as it is is used instead", err)}
+	case note != "":
+		return []string{note}
+	}
+	return nil
+}
+

@@ -9,6 +9,7 @@
 //     validator runs)
 //   - pkg/verifygate: the verify gate (task files, Bash outcomes,
 //     qa-engineer runs, stops, waivers)
+//   - pkg/contracts: artifact contracts (what agents hand each other)
 //   - pkg/messages: messages sent to subagents (first answers only)
 //   - pkg/datadir: rodin's data directory is not for reading
 //
@@ -25,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/datadir"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -50,6 +52,7 @@ var PreToolUse = []Route[hookio.PreOutcome]{
 	{"ExitPlanMode", plangate.Gate},
 	{"Write|Edit|MultiEdit", plangate.Guard},     // plan files
 	{"Write|Edit|MultiEdit", verifygate.PreEdit}, // task files (a plan file may be one too)
+	{"Write|Edit|MultiEdit", contracts.PreWrite}, // artifacts (JSON, Markdown)
 	{"SendMessage", messages.PreSend},
 	{"Read", datadir.PreRead},
 }

@@ -1,0 +1,241 @@
+package contracts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/edits"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// Off reports whether the contracts gate is off for this session.
+func Off(getenv func(string) string) bool { return getenv("RODIN_CONTRACTS") == "off" }
+
+func deny(format string, args ...any) hookio.PreOutcome {
+	return hookio.Denial("[rodin] " + fmt.Sprintf(format, args...))
+}
+
+// snapshotPath is where the session's contracts are kept, as they were when
+// it started: an edit mid-session changes nothing until the next one.
+func snapshotPath(data, session string) string {
+	return filepath.Join(data, "contracts", session+".json")
+}
+
+// noneMark is the snapshot of a session that started without contracts.
+const noneMark = "none\n"
+
+// TakeSnapshot keeps root's contracts for the session (rodin setup, at
+// session start). It returns a note for the user when the file is broken:
+// the gate then denies artifact writes until it is fixed.
+func TakeSnapshot(getenv func(string) string, session, root string) (note string, err error) {
+	data := evidence.DataDir(getenv)
+	if data == "" || !planfile.ValidSessionID(session) || root == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(filepath.Join(root, File))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		b = []byte(noneMark)
+	case err != nil:
+		return "", err
+	}
+	if string(b) != noneMark {
+		if _, perr := Parse(b); perr != nil {
+			note = fmt.Sprintf("%s is broken (%v): every write of a JSON or Markdown file in the project is denied until it is fixed and a new session starts, or RODIN_CONTRACTS=off", File, perr)
+		}
+	}
+	p := snapshotPath(data, session)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return note, err
+	}
+	return note, safefile.WriteAtomic(p, b, 0o600)
+}
+
+// sessionContracts are the contracts this session started with: nil when
+// it started without; the project's file as it is now when the session has
+// no snapshot (one started before rodin kept them).
+func sessionContracts(getenv func(string) string, session, root string) (*Contracts, error) {
+	var b []byte
+	var err error
+	if data := evidence.DataDir(getenv); data != "" && planfile.ValidSessionID(session) {
+		b, err = os.ReadFile(snapshotPath(data, session))
+	}
+	if b == nil {
+		b, err = os.ReadFile(filepath.Join(root, File))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == noneMark {
+		return nil, nil
+	}
+	if len(b) > MaxFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", File, MaxFile)
+	}
+	return Parse(b)
+}
+
+// Writer is who makes a tool call: the subagent's type (or the session's,
+// for `claude --agent NAME`), else "main"; with the subagent's run id.
+func Writer(in hookio.Input) (name, id string) {
+	agent, _, _ := in.Field("agent_type")
+	id, _, _ = in.Field("agent_id")
+	if agent == "" {
+		agent = "main"
+	}
+	return agent, id
+}
+
+// PreWrite is the PreToolUse route for Write, Edit and MultiEdit: a write
+// of an artifact is checked against its contract before the tool runs:
+// who writes it, once, and its fields as the change would leave it. Every
+// broken rule is named. hooks.json starts it for JSON and Markdown files
+// only.
+func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
+	if Off(getenv) {
+		return hookio.NoDecision
+	}
+	path := in.FilePath()
+	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
+		return hookio.NoDecision
+	}
+	root := project.Root(getenv, in.Cwd())
+	if root == "" {
+		return hookio.NoDecision
+	}
+	tool := in.ToolName()
+	// A path through a link writes the link's target: that is what counts.
+	real := path
+	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		real = filepath.Join(r, filepath.Base(path))
+	}
+	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = r
+		}
+	}
+	realRoot := root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	rel := project.Rel(realRoot, real)
+	if rel == "" {
+		return hookio.NoDecision // outside the project
+	}
+	c, err := sessionContracts(getenv, in.SessionID(), realRoot)
+	if err != nil {
+		return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, rel, err, File)
+	}
+	if strings.HasPrefix(rel, ".rodin/") {
+		if _, err := os.Stat(filepath.Join(realRoot, File)); c != nil || err == nil {
+			name, _ := Writer(in)
+			return deny("%s is rodin's configuration, which no agent writes while the project has artifact contracts (this %s is %s's). To fix: ask the user to change it.", rel, tool, name)
+		}
+	}
+	if c == nil {
+		return hookio.NoDecision
+	}
+	a, vars := c.Match(rel)
+	if a == nil {
+		return hookio.NoDecision
+	}
+
+	var broken []string
+	name, id := Writer(in)
+	roles := c.RoleOf(name)
+	if !slices.Contains(a.Writers, "*") && !slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(a.Writers, r) }) {
+		broken = append(broken, fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", ")))
+	}
+	old, err := safefile.ReadFile(real, MaxArtifact)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return deny("Cannot read %s to check this %s against the %s contract: %v. To fix: make the file readable, then try again.", rel, tool, a.Name, err)
+	}
+	if v := a.claim(getenv, real, exists, in.SessionID(), id); v != "" {
+		broken = append(broken, v)
+	}
+	next, ok := edits.Apply(tool, in.Get("tool_input"), string(old), exists)
+	if !ok {
+		if len(broken) == 0 {
+			return hookio.NoDecision // the tool fails on its own
+		}
+	} else {
+		for _, v := range a.CheckContent([]byte(next), vars, realRoot) {
+			broken = append(broken, v.String())
+		}
+	}
+	if len(broken) == 0 {
+		return hookio.NoDecision
+	}
+	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, strings.Join(broken, "; "), fixFor(a))
+}
+
+// fixFor is what to do about a broken contract.
+func fixFor(a *Artifact) string {
+	switch a.Once {
+	case "first-writer":
+		return "a first-writer file is never written again; if the writer or a field is wrong, correct the call; otherwise leave the file as it is."
+	default:
+		return "write the file again with the fields corrected, as the agent the contract names."
+	}
+}
+
+// claim applies `once`: a first-writer file that exists is denied to
+// everyone; one that does not is claimed (O_EXCL, in rodin's data
+// directory, so two concurrent hooks cannot both pass), and the claim lets
+// only the same writer (session and run) try again. A per-agent file is
+// claimed per writer. It returns the broken rule, "" when kept.
+func (a *Artifact) claim(getenv func(string) string, real string, exists bool, session, agentID string) string {
+	if a.Once == "" {
+		return ""
+	}
+	if a.Once == "first-writer" && exists {
+		return "at (once): expected the first writer's file to stay, got a second write"
+	}
+	data := evidence.DataDir(getenv)
+	if data == "" {
+		return "at (once): expected a place to keep who wrote first, got no data directory"
+	}
+	me := session + "/" + agentID
+	key := real
+	if a.Once == "per-agent" {
+		key += "\x00" + me
+	}
+	sum := sha256.Sum256([]byte(key))
+	dir := filepath.Join(data, "contracts", "claims")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "at (once): expected a place to keep who wrote first, got " + err.Error()
+	}
+	p := filepath.Join(dir, hex.EncodeToString(sum[:]))
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		fmt.Fprintln(f, me)
+		f.Close()
+		return ""
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return "at (once): expected a place to keep who wrote first, got " + err.Error()
+	}
+	b, _ := os.ReadFile(p)
+	if a.Once == "first-writer" && strings.TrimSpace(string(b)) == me && !exists {
+		return "" // the same writer, again, before its file was written
+	}
+	if a.Once == "per-agent" {
+		return "at (once): expected one write by each agent, got a second write by this one"
+	}
+	return "at (once): expected the first writer's file to stay, got a write after another writer claimed it"
+}

@@ -1,0 +1,60 @@
+package contracts
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+)
+
+// TestFirstWriterRace: 20 writers race for one first-writer file, each in
+// its own hook (goroutines here; the claim is an O_EXCL create, which the
+// file system arbitrates the same across processes): exactly one is let
+// through.
+func TestFirstWriterRace(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".rodin"), 0o755)
+	os.WriteFile(filepath.Join(root, File), []byte(Templates["rlp-desk"]), 0o644)
+	getenv := func(k string) string {
+		switch k {
+		case "CLAUDE_PLUGIN_DATA":
+			return data
+		case "CLAUDE_PROJECT_DIR":
+			return root
+		}
+		return ""
+	}
+	const session = "b89c8bbf-0567-4b71-9765-23162d176ca0"
+	if _, err := TakeSnapshot(getenv, session, root); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	passed, denied := 0, 0
+	start := make(chan struct{})
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := hookio.NewInput(fmt.Appendf(nil, `{"session_id":%q,"cwd":%q,"agent_id":"w%d","agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"BLOCKED: ALL\n"}}`,
+				session, root, i, filepath.Join(root, ".rlp-desk", "memos", "race-blocked.md")))
+			<-start
+			out := PreWrite(in, getenv)
+			mu.Lock()
+			defer mu.Unlock()
+			if out.Deny {
+				denied++
+			} else {
+				passed++
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if passed != 1 || denied != 19 {
+		t.Fatalf("%d let through, %d denied; want exactly one through", passed, denied)
+	}
+}
