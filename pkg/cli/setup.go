@@ -221,4 +221,3 @@ func contractsSnapshot(e *env, in gjson.Result) []string {
 	}
 	return nil
 }
-
