@@ -27,6 +27,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/internal/release"
+	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/planfile"
@@ -373,6 +374,7 @@ const (
 	hjV3    = "hooks.json (v3): tick with passing evidence, 10,000-file project"
 	hjV4    = "hooks.json (v4): Stop, nothing ticked, 10,000-file project"
 	hjV5    = "hooks.json (v5): Stop after a Bash command, nothing ticked, 10,000-file project"
+	hjK1    = "hooks.json (k1): Write of a 10 KB artifact, its contract checked"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
 	oldB    = "0.1.0 (b): the same, 10 KB plan edit"
@@ -408,6 +410,17 @@ func cases(f *fixture) []hookCase {
 		return []string{"/bin/sh", "-c", `sh "` + filepath.Join(f.plugin, "bin", "rodin") + `" hook ` + name}
 	}
 
+	// An rlp-desk project: a worker's 10 KB iteration signal, checked
+	// against the project's contracts (no snapshot for this session: the
+	// project's file is read, as a snapshot would be).
+	os.MkdirAll(filepath.Join(f.project, ".rodin"), 0o755)
+	os.MkdirAll(filepath.Join(f.project, ".rlp-desk", "plans"), 0o755)
+	os.WriteFile(filepath.Join(f.project, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(f.project, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
+	signal10K := fmt.Sprintf(`{"slug":"bench","iteration":3,"signal_type":"signal","us_id":"US-002","status":"verify","summary":%q}`, strings.Repeat("tests pass; ", 850))
+	artifactWrite := []byte(fmt.Sprintf(`{"session_id":"c0ffee00-0567-4b71-9765-23162d176ca0","transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","agent_id":"a1","agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":%q},"tool_use_id":"toolu_9"}`,
+		f.project, filepath.Join(f.project, ".rlp-desk", "memos", "bench-iter-signal.json"), signal10K))
+
 	cs := []hookCase{
 		{name: "floor", cmd: go_("floor"), stdin: postInput("default", src), home: f.home},
 		{name: "(a) post: Edit of a source file, not plan mode", cmd: go_("posttooluse"), stdin: postInput("default", src), home: f.home},
@@ -435,6 +448,7 @@ func cases(f *fixture) []hookCase {
 		{name: hjV5, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home, before: func() {
 			ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "ls", Cwd: f.big})
 		}},
+		{name: hjK1, cmd: hook(`hooks.PreToolUse.#(matcher=="Write").hooks.1`), stdin: artifactWrite, home: f.home},
 		{name: shFloor, cmd: []string{"/bin/sh", "-c", f.bin["floor"]}, stdin: postInput("default", src), home: f.home},
 		{name: oldA, cmd: launcher("posttooluse"), stdin: postInput("default", src), home: f.home},
 		{name: oldB, cmd: launcher("posttooluse"), stdin: postInput("plan", pend), home: f.home},

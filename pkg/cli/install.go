@@ -6,11 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -134,11 +136,30 @@ func runDoctor(e *env, args []string) error {
 	} else {
 		report(true, "plugin directory %s", root)
 		_, goErr := exec.LookPath("go")
+		// Without executables of its own, a plugin runs those the launcher
+		// built or downloaded into a data directory, under its version.
+		version := gjson.Get(readString(filepath.Join(root, ".claude-plugin", "plugin.json")), "version").String()
+		var dataDirs []string
+		for _, d := range []string{e.getenv("CLAUDE_PLUGIN_DATA"), evidence.DataDir(e.getenv), launcherCache(e.getenv)} {
+			if d != "" && version != "" {
+				dataDirs = append(dataDirs, filepath.Join(d, "libexec", version))
+			}
+		}
 		for _, name := range release.Executables {
-			bin := filepath.Join(root, "libexec", release.BinaryName(name, runtime.GOOS, runtime.GOARCH))
+			exe := release.BinaryName(name, runtime.GOOS, runtime.GOARCH)
+			bin := filepath.Join(root, "libexec", exe)
+			prepared := ""
+			for _, d := range dataDirs {
+				if fi, err := os.Stat(filepath.Join(d, exe)); err == nil && fi.Mode().IsRegular() {
+					prepared = filepath.Join(d, exe)
+					break
+				}
+			}
 			switch fi, err := os.Stat(bin); {
 			case err == nil && fi.Mode().IsRegular():
 				report(true, "%s present", bin)
+			case prepared != "":
+				report(true, "%s present (the launcher built or downloaded it)", prepared)
 			case goErr == nil:
 				note("%s missing; the launcher builds it with go on first use", bin)
 			default:
@@ -178,9 +199,15 @@ func runDoctor(e *env, args []string) error {
 	if claude, err := exec.LookPath("claude"); err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, claude, "--version").Output()
+		out, err := boundedCommand(ctx, claude, "--version").Output()
 		report(err == nil, "Claude Code %s", strings.TrimSpace(string(out)))
-		checkRegistration(claude, report, note)
+		installed := ""
+		if home := installHome(e.getenv); home != "" {
+			if _, _, ok := installedFrom(home); ok {
+				installed = home
+			}
+		}
+		checkRegistration(claude, installed, report, note)
 	} else {
 		note("the claude CLI is not on PATH")
 	}
@@ -332,10 +359,10 @@ func checkHookLinks(getenv func(string) string, report func(bool, string, ...any
 // whether rodin@rodin is installed, enabled and loads (`claude plugin list
 // --json`; a plugin whose marketplace directory is gone lists "failed to
 // load").
-func checkRegistration(claude string, report func(bool, string, ...any), note func(string, ...any)) {
+func checkRegistration(claude, installed string, report func(bool, string, ...any), note func(string, ...any)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, claude, "plugin", "list", "--json").Output()
+	out, err := boundedCommand(ctx, claude, "plugin", "list", "--json").Output()
 	if ctx.Err() != nil {
 		report(false, "`claude plugin list --json` gave no answer within 30s, so whether Claude Code loads rodin is unknown")
 		return
@@ -369,6 +396,9 @@ func checkRegistration(claude string, report func(bool, string, ...any), note fu
 				from = p.Get("installPath").String()
 			}
 			report(true, "Claude Code loads rodin@rodin (%s scope) from %s", p.Get("scope").String(), from)
+			if installed != "" && p.Get("readFromFolder").Exists() && filepath.Clean(from) != filepath.Join(installed, "plugin") {
+				note("that is not the copy rodin install made (%s): run `rodin install` again to register it, or `rodin uninstall` the copy", filepath.Join(installed, "plugin"))
+			}
 		}
 	}
 	if !found {
@@ -376,13 +406,16 @@ func checkRegistration(claude string, report func(bool, string, ...any), note fu
 	}
 }
 
-// installedFrom says where rodin install copied the plugin from, for doctor.
+// installedFrom says where rodin install copied the plugin from; ok only
+// for a record rodin wrote (source, version and time), which is what marks
+// the directory as rodin's.
 func installedFrom(home string) (source, at string, ok bool) {
 	b, err := os.ReadFile(filepath.Join(home, installRecordName))
-	if err != nil {
+	if err != nil || !gjson.ValidBytes(b) {
 		return "", "", false
 	}
-	return gjson.GetBytes(b, "source").String(), gjson.GetBytes(b, "installed_at").String(), true
+	source, at = gjson.GetBytes(b, "source").String(), gjson.GetBytes(b, "installed_at").String()
+	return source, at, filepath.IsAbs(source) && at != "" && gjson.GetBytes(b, "version").String() != ""
 }
 
 func runBuild(e *env, args []string) error {
@@ -504,6 +537,9 @@ func runInstall(e *env, args []string) error {
 		}
 	} else if self, err := os.Executable(); err == nil && haveExecutables(filepath.Dir(self)) {
 		exeDir = filepath.Dir(self) // the release the launcher downloaded
+		if want := gjson.Get(readString(filepath.Join(root, "plugin", ".claude-plugin", "plugin.json")), "version").String(); want != Version {
+			return withHint(fmt.Errorf("this rodin is %s and the checkout is %s: its executables are not the checkout's", Version, want), "run `sh plugin/bin/rodin install` in the checkout (it fetches the checkout's release), or install Go")
+		}
 	} else if !haveExecutables(exeDir) {
 		return withHint(errors.New("go is not on PATH, and there are no rodin executables for this machine to install"), "install Go (https://go.dev/dl/), or run `sh plugin/bin/rodin install`, which downloads the release")
 	}
@@ -531,7 +567,7 @@ or register it for good:
 	run := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, claude, args...)
+		cmd := boundedCommand(ctx, claude, args...)
 		cmd.Dir = home
 		b, err := cmd.CombinedOutput()
 		if ctx.Err() != nil {
@@ -587,16 +623,43 @@ func installHome(getenv func(string) string) string {
 // came from; its presence marks the directory as rodin's.
 const installRecordName = "installed.json"
 
-// checkInstallHome refuses a directory at home that rodin did not make.
+// boundedCommand is exec.CommandContext whose wait is bounded too: a
+// claude that leaves a child holding its output (a shim) cannot keep rodin
+// waiting past ctx.
+func boundedCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// checkInstallHome refuses anything at home that rodin did not make: a
+// file, a link, a directory with other things in it.
 func checkInstallHome(home string) error {
+	refuse := func(what string) error {
+		return withHint(fmt.Errorf("%s %s", home, what), "move it away, or set XDG_DATA_HOME to put rodin's copy elsewhere")
+	}
+	fi, err := os.Lstat(home)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return refuse(fmt.Sprintf("cannot be read (%v)", err))
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return refuse("is a symbolic link, and rodin keeps a directory of its own there")
+	case !fi.IsDir():
+		return refuse("exists and is not rodin's install (not a directory)")
+	}
 	entries, err := os.ReadDir(home)
-	if err != nil || len(entries) == 0 {
+	if err != nil {
+		return refuse(fmt.Sprintf("cannot be read (%v)", err))
+	}
+	if len(entries) == 0 {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(home, installRecordName)); err == nil {
+	if _, _, ok := installedFrom(home); ok {
 		return nil
 	}
-	return withHint(fmt.Errorf("%s exists and is not rodin's install", home), "move it away, or set XDG_DATA_HOME to put rodin's copy elsewhere")
+	return refuse("exists and is not rodin's install")
 }
 
 // haveExecutables reports whether dir holds every rodin executable for
@@ -618,7 +681,8 @@ func copyPlugin(root, home, exeDir string) error {
 	if err := os.MkdirAll(filepath.Dir(home), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(home), ".rodin-new-")
+	sweepInstallLeftovers(home)
+	tmp, err := os.MkdirTemp(filepath.Dir(home), fmt.Sprintf(".rodin-new-%d-", os.Getpid()))
 	if err != nil {
 		return err
 	}
@@ -669,6 +733,28 @@ func copyPlugin(root, home, exeDir string) error {
 	return nil
 }
 
+// sweepInstallLeftovers removes what an install that was stopped left
+// beside home (.rodin-new-PID-*, rodin.old-PID), when its process is gone.
+func sweepInstallLeftovers(home string) {
+	dir := filepath.Dir(home)
+	entries, _ := os.ReadDir(dir)
+	for _, de := range entries {
+		name := de.Name()
+		var pid string
+		switch {
+		case strings.HasPrefix(name, ".rodin-new-"):
+			pid, _, _ = strings.Cut(strings.TrimPrefix(name, ".rodin-new-"), "-")
+		case strings.HasPrefix(name, filepath.Base(home)+".old-"):
+			pid = strings.TrimPrefix(name, filepath.Base(home)+".old-")
+		default:
+			continue
+		}
+		if n, err := strconv.Atoi(pid); err == nil && !processAlive(n) {
+			os.RemoveAll(filepath.Join(dir, name))
+		}
+	}
+}
+
 // copyFile copies src to dst with mode perm, by way of a temporary file.
 func copyFile(src, dst string, perm os.FileMode) error {
 	b, err := os.ReadFile(src)
@@ -689,4 +775,22 @@ func copyFile(src, dst string, perm os.FileMode) error {
 func checkoutRoot() (string, error) {
 	cwd, _ := os.Getwd()
 	return sourceRoot(cwd)
+}
+
+// readString is a file's text, "" when it cannot be read.
+func readString(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// launcherCache is the launcher's own data directory outside hooks
+// ($XDG_CACHE_HOME/rodin or ~/.cache/rodin), where a terminal download goes.
+func launcherCache(getenv func(string) string) string {
+	if x := getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "rodin")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "rodin")
+	}
+	return ""
 }

@@ -47,7 +47,7 @@ func runUninstall(e *env, args []string) error {
 				continue
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			out, err := exec.CommandContext(ctx, claude, a...).CombinedOutput()
+			out, err := boundedCommand(ctx, claude, a...).CombinedOutput()
 			cancel()
 			msg := strings.TrimSpace(string(out))
 			switch {
@@ -82,13 +82,31 @@ func runUninstall(e *env, args []string) error {
 			seenRoot[copyDir] = true // its executables go with it
 		}
 	}
+	// Claude Code names a plugin's data directory <plugin>-<marketplace>:
+	// rodin's are those that hold what rodin keeps there (another plugin
+	// may be called rodin-something).
 	data, _ := filepath.Glob(filepath.Join(home, ".claude", "plugins", "data", "rodin-*"))
-	targets = append(targets, data...)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = filepath.Join(home, ".cache")
+	for _, d := range data {
+		for _, mark := range []string{"seal.key", "platform", filepath.Join("bin", "pretooluse")} {
+			if _, err := os.Lstat(filepath.Join(d, mark)); err == nil {
+				targets = append(targets, d)
+				break
+			}
+		}
 	}
-	targets = append(targets, filepath.Join(cache, "rodin"), filepath.Join(cache, "rodin-test"))
+	// The caches where the launcher and the test suite keep them
+	// ($XDG_CACHE_HOME or ~/.cache), and the system's cache directory when
+	// it is another (macOS: ~/Library/Caches).
+	caches := []string{filepath.Join(home, ".cache")}
+	if x := e.getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+		caches = []string{x}
+	}
+	if c, err := os.UserCacheDir(); err == nil && c != caches[0] {
+		caches = append(caches, c)
+	}
+	for _, c := range caches {
+		targets = append(targets, filepath.Join(c, "rodin"), filepath.Join(c, "rodin-test"))
+	}
 	if root, err := checkoutRoot(); err == nil {
 		roots = append(roots, root)
 	}

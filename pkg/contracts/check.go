@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -103,8 +104,14 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 				bad("eq", want)
 			}
 		}
-		if f.pattern != nil && (v.Type != gjson.String || !f.pattern.MatchString(v.String())) {
-			bad("pattern", "a string matching "+f.Pattern)
+		if f.Pattern != "" {
+			re := f.pattern
+			if re == nil { // a snapshot is decoded without compiling what it does not use
+				re, _ = regexp.Compile(f.Pattern)
+			}
+			if re == nil || v.Type != gjson.String || !re.MatchString(v.String()) {
+				bad("pattern", "a string matching "+f.Pattern)
+			}
 		}
 		if f.Min != nil || f.Max != nil {
 			switch {
@@ -143,7 +150,16 @@ func (f Field) allowed(vars map[string]string, root string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range f.OneOfFrom.re.FindAllSubmatch(b, -1) {
+		re := f.OneOfFrom.re
+		if re == nil {
+			if re, err = regexp.Compile("(?m)" + f.OneOfFrom.Match); err != nil {
+				return nil, err
+			}
+		}
+		if re.NumSubexp() < 1 {
+			return nil, fmt.Errorf("its match has no group")
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
 			if s := string(m[1]); !containsString(out, s) {
 				out = append(out, s)
 			}

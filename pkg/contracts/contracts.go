@@ -121,6 +121,24 @@ func Load(root string) (*Contracts, error) {
 	return Parse(b)
 }
 
+// decodeTrusted reads a contracts file that Parse has accepted before (the
+// session's snapshot): decoded and its paths read, nothing compiled that
+// the write at hand does not use.
+func decodeTrusted(b []byte) (*Contracts, error) {
+	var c Contracts
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	for i := range c.Artifacts {
+		segs, err := parsePath(c.Artifacts[i].Path)
+		if err != nil {
+			return nil, &Error{At: fmt.Sprintf("artifacts[%d].path", i), Msg: err.Error()}
+		}
+		c.Artifacts[i].segments = segs
+	}
+	return &c, nil
+}
+
 // Parse reads a contracts file, and reports every problem in it, each at
 // its path.
 func Parse(b []byte) (*Contracts, error) {
@@ -214,9 +232,11 @@ func Parse(b []byte) (*Contracts, error) {
 		}
 		a.segments = segs
 		vars := map[string]bool{}
-		for _, s := range segs {
-			for _, v := range s.vars {
-				vars[v] = true
+		for _, seg := range segs {
+			for _, pt := range seg {
+				if pt.name != "" {
+					vars[pt.name] = true
+				}
 			}
 		}
 		for k, f := range a.Fields {

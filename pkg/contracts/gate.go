@@ -52,6 +52,9 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 	}
 	if string(b) != noneMark {
 		if _, perr := Parse(b); perr != nil {
+			// Kept so that it never decodes: the hooks then parse it,
+			// fail, and deny.
+			b = append([]byte("broken\n"), b...)
 			note = fmt.Sprintf("%s is broken (%v): every write of a JSON or Markdown file in the project is denied until it is fixed and a new session starts, or RODIN_CONTRACTS=off", File, perr)
 		}
 	}
@@ -66,25 +69,28 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 // it started without; the project's file as it is now when the session has
 // no snapshot (one started before rodin kept them).
 func sessionContracts(getenv func(string) string, session, root string) (*Contracts, error) {
-	var b []byte
-	var err error
 	if data := evidence.DataDir(getenv); data != "" && planfile.ValidSessionID(session) {
-		b, err = os.ReadFile(snapshotPath(data, session))
-	}
-	if b == nil {
-		b, err = os.ReadFile(filepath.Join(root, File))
-		if errors.Is(err, fs.ErrNotExist) {
+		b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
+		switch {
+		case err == nil && string(b) == noneMark:
 			return nil, nil
+		case err == nil:
+			// Accepted by Parse at session start, or said broken then:
+			// parsed again only when it does not decode.
+			if c, err := decodeTrusted(b); err == nil {
+				return c, nil
+			}
+			return Parse(b)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
 		}
+	}
+	b, err := safefile.ReadFile(filepath.Join(root, File), MaxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	if string(b) == noneMark {
-		return nil, nil
-	}
-	if len(b) > MaxFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", File, MaxFile)
 	}
 	return Parse(b)
 }

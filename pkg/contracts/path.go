@@ -2,28 +2,69 @@ package contracts
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// segment is one slash-separated part of a path template: literal text,
-// or a pattern binding {names}.
-type segment struct {
-	literal string
-	re      *regexp.Regexp // nil for a literal segment
-	vars    []string
+// part is a piece of a template: literal text, or a {name}.
+type part struct {
+	lit, name string
 }
 
-var templateVar = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+// splitTemplate cuts a template into its literal texts and {names}; a
+// brace that does not open a valid name is literal. Written out rather than
+// a package-level regexp: hooks do no work at package init.
+func splitTemplate(t string) []part {
+	var out []part
+	lit := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] != '{' {
+			continue
+		}
+		j := i + 1
+		for j < len(t) && (t[j] == '_' || t[j] >= 'a' && t[j] <= 'z' || t[j] >= 'A' && t[j] <= 'Z' || j > i+1 && t[j] >= '0' && t[j] <= '9') {
+			j++
+		}
+		if j == i+1 || j >= len(t) || t[j] != '}' {
+			continue
+		}
+		if lit < i {
+			out = append(out, part{lit: t[lit:i]})
+		}
+		out = append(out, part{name: t[i+1 : j]})
+		lit, i = j+1, j
+	}
+	if lit < len(t) {
+		out = append(out, part{lit: t[lit:]})
+	}
+	return out
+}
 
 // templateVars are the {names} in a template, in order.
 func templateVars(t string) []string {
 	var out []string
-	for _, m := range templateVar.FindAllStringSubmatch(t, -1) {
-		out = append(out, m[1])
+	for _, p := range splitTemplate(t) {
+		if p.name != "" {
+			out = append(out, p.name)
+		}
 	}
 	return out
 }
+
+// expand fills a template's {names} from vars.
+func expand(t string, vars map[string]string) string {
+	var b strings.Builder
+	for _, p := range splitTemplate(t) {
+		if p.name != "" {
+			b.WriteString(vars[p.name])
+		} else {
+			b.WriteString(p.lit)
+		}
+	}
+	return b.String()
+}
+
+// segment is one slash-separated part of a path template.
+type segment []part
 
 // parsePath reads a path template: relative, slash-separated, no `.` or
 // `..` segments; `{name}` matches text within one segment.
@@ -32,64 +73,65 @@ func parsePath(p string) ([]segment, error) {
 		return nil, fmt.Errorf("want a path relative to the project root, got %q", p)
 	}
 	var segs []segment
-	for _, part := range strings.Split(p, "/") {
-		if part == "" || part == "." || part == ".." {
+	for _, text := range strings.Split(p, "/") {
+		if text == "" || text == "." || text == ".." {
 			return nil, fmt.Errorf("%q has an empty, . or .. segment", p)
 		}
-		if strings.ContainsAny(templateVar.ReplaceAllString(part, ""), "{}*?[]") {
-			return nil, fmt.Errorf("segment %q: only {name} is special in a path", part)
+		seg := segment(splitTemplate(text))
+		for i, pt := range seg {
+			if strings.ContainsAny(pt.lit, "{}*?[]") {
+				return nil, fmt.Errorf("segment %q: only {name} is special in a path", text)
+			}
+			if pt.name != "" && i > 0 && seg[i-1].name != "" {
+				return nil, fmt.Errorf("segment %q: two {names} need text between them", text)
+			}
 		}
-		vars := templateVars(part)
-		if len(vars) == 0 {
-			segs = append(segs, segment{literal: part})
-			continue
-		}
-		var expr strings.Builder
-		expr.WriteString("^")
-		last := 0
-		for _, loc := range templateVar.FindAllStringIndex(part, -1) {
-			expr.WriteString(regexp.QuoteMeta(part[last:loc[0]]))
-			expr.WriteString("([^/]+?)")
-			last = loc[1]
-		}
-		expr.WriteString(regexp.QuoteMeta(part[last:]) + "$")
-		segs = append(segs, segment{re: regexp.MustCompile(expr.String()), vars: vars})
+		segs = append(segs, seg)
 	}
 	return segs, nil
 }
 
+// bind matches text against the segment's parts, each {name} taking the
+// shortest text that lets the rest match (at least one byte); it records
+// the names in vars and reports whether it matched. A name bound twice
+// must bind the same text.
+func (s segment) bind(text string, vars map[string]string) bool {
+	if len(s) == 0 {
+		return text == ""
+	}
+	p := s[0]
+	if p.name == "" {
+		rest, ok := strings.CutPrefix(text, p.lit)
+		return ok && s[1:].bind(rest, vars)
+	}
+	for n := 1; n <= len(text); n++ {
+		val := text[:n]
+		if prev, ok := vars[p.name]; ok && prev != val {
+			continue
+		}
+		_, had := vars[p.name]
+		vars[p.name] = val
+		if s[1:].bind(text[n:], vars) {
+			return true
+		}
+		if !had {
+			delete(vars, p.name)
+		}
+	}
+	return false
+}
+
 // match reports whether rel fits the artifact's path, and what it binds.
-// A name bound twice must bind the same text.
 func (a *Artifact) match(rel string) (map[string]string, bool) {
-	parts := strings.Split(rel, "/")
-	if len(parts) != len(a.segments) {
+	texts := strings.Split(rel, "/")
+	if len(texts) != len(a.segments) {
 		return nil, false
 	}
 	vars := map[string]string{}
 	for i, s := range a.segments {
-		if s.re == nil {
-			if parts[i] != s.literal {
-				return nil, false
-			}
-			continue
-		}
-		m := s.re.FindStringSubmatch(parts[i])
-		if m == nil {
+		if !s.bind(texts[i], vars) {
 			return nil, false
-		}
-		for j, name := range s.vars {
-			if prev, ok := vars[name]; ok && prev != m[j+1] {
-				return nil, false
-			}
-			vars[name] = m[j+1]
 		}
 	}
 	return vars, true
-}
-
-// expand fills a template's {names} from vars.
-func expand(t string, vars map[string]string) string {
-	return templateVar.ReplaceAllStringFunc(t, func(m string) string {
-		return vars[m[1:len(m)-1]]
-	})
 }
