@@ -411,15 +411,24 @@ func cases(f *fixture) []hookCase {
 	}
 
 	// An rlp-desk project: a worker's 10 KB iteration signal, checked
-	// against the project's contracts (no snapshot for this session: the
-	// project's file is read, as a snapshot would be).
-	os.MkdirAll(filepath.Join(f.project, ".rodin"), 0o755)
-	os.MkdirAll(filepath.Join(f.project, ".rlp-desk", "plans"), 0o755)
-	os.WriteFile(filepath.Join(f.project, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644)
-	os.WriteFile(filepath.Join(f.project, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
+	// against the contracts its session started with.
+	desk := filepath.Join(f.root, "rlp-desk-project")
+	const deskSession = "c0ffee00-0567-4b71-9765-23162d176ca0"
+	os.MkdirAll(filepath.Join(desk, ".rodin"), 0o755)
+	os.MkdirAll(filepath.Join(desk, ".rlp-desk", "plans"), 0o755)
+	os.WriteFile(filepath.Join(desk, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(desk, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
+	if _, err := contracts.TakeSnapshot(func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return dataDir
+		}
+		return ""
+	}, deskSession, desk); err != nil {
+		panic(err)
+	}
 	signal10K := fmt.Sprintf(`{"slug":"bench","iteration":3,"signal_type":"signal","us_id":"US-002","status":"verify","summary":%q}`, strings.Repeat("tests pass; ", 850))
-	artifactWrite := []byte(fmt.Sprintf(`{"session_id":"c0ffee00-0567-4b71-9765-23162d176ca0","transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","agent_id":"a1","agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":%q},"tool_use_id":"toolu_9"}`,
-		f.project, filepath.Join(f.project, ".rlp-desk", "memos", "bench-iter-signal.json"), signal10K))
+	artifactWrite := []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","agent_id":"a1","agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":%q},"tool_use_id":"toolu_9"}`,
+		deskSession, desk, filepath.Join(desk, ".rlp-desk", "memos", "bench-iter-signal.json"), signal10K))
 
 	cs := []hookCase{
 		{name: "floor", cmd: go_("floor"), stdin: postInput("default", src), home: f.home},

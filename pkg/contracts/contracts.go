@@ -121,22 +121,42 @@ func Load(root string) (*Contracts, error) {
 	return Parse(b)
 }
 
-// decodeTrusted reads a contracts file that Parse has accepted before (the
-// session's snapshot): decoded and its paths read, nothing compiled that
-// the write at hand does not use.
-func decodeTrusted(b []byte) (*Contracts, error) {
-	var c Contracts
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, &Error{Msg: err.Error()}
+// matchTrusted finds the artifact whose path fits rel in a contracts file
+// Parse accepted before (the session's snapshot), decoding that artifact and
+// the roles only: a hook pays for the contract it applies, not the file.
+func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]string, error) {
+	if !gjson.ValidBytes(b) {
+		return nil, nil, nil, &Error{Msg: "not valid JSON"}
 	}
-	for i := range c.Artifacts {
-		segs, err := parsePath(c.Artifacts[i].Path)
+	var found gjson.Result
+	var segs []segment
+	var vars map[string]string
+	gjson.GetBytes(b, "artifacts").ForEach(func(_, a gjson.Result) bool {
+		s, err := parsePath(a.Get("path").String())
 		if err != nil {
-			return nil, &Error{At: fmt.Sprintf("artifacts[%d].path", i), Msg: err.Error()}
+			return true
 		}
-		c.Artifacts[i].segments = segs
+		if v, ok := (&Artifact{segments: s}).match(rel); ok {
+			found, segs, vars = a, s, v
+			return false
+		}
+		return true
+	})
+	if !found.Exists() {
+		return nil, nil, nil, nil
 	}
-	return &c, nil
+	var a Artifact
+	if err := json.Unmarshal([]byte(found.Raw), &a); err != nil {
+		return nil, nil, nil, &Error{Msg: err.Error()}
+	}
+	a.segments = segs
+	c := &Contracts{Version: 1}
+	if r := gjson.GetBytes(b, "roles"); r.Exists() {
+		if err := json.Unmarshal([]byte(r.Raw), &c.Roles); err != nil {
+			return nil, nil, nil, &Error{At: "roles", Msg: err.Error()}
+		}
+	}
+	return c, &a, vars, nil
 }
 
 // Parse reads a contracts file, and reports every problem in it, each at

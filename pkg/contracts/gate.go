@@ -65,34 +65,58 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 	return note, safefile.WriteAtomic(p, b, 0o600)
 }
 
-// sessionContracts are the contracts this session started with: nil when
-// it started without; the project's file as it is now when the session has
-// no snapshot (one started before rodin kept them).
-func sessionContracts(getenv func(string) string, session, root string) (*Contracts, error) {
+// startedWithout reports whether the session's snapshot says it started
+// without contracts.
+func startedWithout(getenv func(string) string, session string) bool {
+	data := evidence.DataDir(getenv)
+	if data == "" || !planfile.ValidSessionID(session) {
+		return false
+	}
+	var buf [len(noneMark)]byte
+	f, err := os.Open(snapshotPath(data, session))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	n, _ := f.Read(buf[:])
+	return string(buf[:n]) == noneMark
+}
+
+// sessionArtifact is the contract of the artifact at rel, from the
+// contracts this session started with (nil when it started without, or none
+// covers rel), or from the project's file as it is now when the session has
+// no snapshot (one started before rodin kept them). exists reports whether
+// the session has contracts at all.
+func sessionArtifact(getenv func(string) string, session, root, rel string) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
 	if data := evidence.DataDir(getenv); data != "" && planfile.ValidSessionID(session) {
 		b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
 		switch {
 		case err == nil && string(b) == noneMark:
-			return nil, nil
+			return nil, nil, nil, false, nil
 		case err == nil:
-			// Accepted by Parse at session start, or said broken then:
-			// parsed again only when it does not decode.
-			if c, err := decodeTrusted(b); err == nil {
-				return c, nil
+			// Accepted by Parse at session start (a broken file is kept so
+			// that it does not decode: Parse then says why).
+			if c, a, vars, err := matchTrusted(b, rel); err == nil {
+				return c, a, vars, true, nil
 			}
-			return Parse(b)
+			_, err = Parse(b)
+			return nil, nil, nil, true, err
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, err
+			return nil, nil, nil, true, err
 		}
 	}
 	b, err := safefile.ReadFile(filepath.Join(root, File), MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, true, err
 	}
-	return Parse(b)
+	if c, err = Parse(b); err != nil {
+		return nil, nil, nil, true, err
+	}
+	a, vars = c.Match(rel)
+	return c, a, vars, true, nil
 }
 
 // Writer is who makes a tool call: the subagent's type (or the session's,
@@ -124,6 +148,11 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.NoDecision
 	}
 	tool := in.ToolName()
+	// Most sessions have no contracts: one read says so, before any path
+	// is resolved (a write into .rodin/ is still looked at).
+	if startedWithout(getenv, in.SessionID()) && !strings.Contains(filepath.ToSlash(path), "/.rodin/") {
+		return hookio.NoDecision
+	}
 	// A path through a link writes the link's target: that is what counts.
 	real := path
 	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
@@ -142,20 +171,16 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if rel == "" {
 		return hookio.NoDecision // outside the project
 	}
-	c, err := sessionContracts(getenv, in.SessionID(), realRoot)
+	c, a, vars, has, err := sessionArtifact(getenv, in.SessionID(), realRoot, rel)
 	if err != nil {
 		return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, rel, err, File)
 	}
 	if strings.HasPrefix(rel, ".rodin/") {
-		if _, err := os.Stat(filepath.Join(realRoot, File)); c != nil || err == nil {
+		if _, err := os.Stat(filepath.Join(realRoot, File)); has || err == nil {
 			name, _ := Writer(in)
 			return deny("%s is rodin's configuration, which no agent writes while the project has artifact contracts (this %s is %s's). To fix: ask the user to change it.", rel, tool, name)
 		}
 	}
-	if c == nil {
-		return hookio.NoDecision
-	}
-	a, vars := c.Match(rel)
 	if a == nil {
 		return hookio.NoDecision
 	}

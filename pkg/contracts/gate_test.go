@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -58,3 +59,33 @@ func TestFirstWriterRace(t *testing.T) {
 		t.Fatalf("%d let through, %d denied; want exactly one through", passed, denied)
 	}
 }
+
+// BenchmarkPreWrite: the in-process cost of checking a worker's 10 KB
+// iteration signal against the session's contracts (the whole-process
+// figure is bench's "hooks.json (k1)").
+func BenchmarkPreWrite(b *testing.B) {
+	root, data := b.TempDir(), b.TempDir()
+	os.MkdirAll(filepath.Join(root, ".rodin"), 0o755)
+	os.MkdirAll(filepath.Join(root, ".rlp-desk", "plans"), 0o755)
+	os.WriteFile(filepath.Join(root, File), []byte(Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(root, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
+	getenv := func(k string) string {
+		if k == "CLAUDE_PLUGIN_DATA" {
+			return data
+		}
+		return ""
+	}
+	const session = "c0ffee00-0567-4b71-9765-23162d176ca0"
+	if _, err := TakeSnapshot(getenv, session, root); err != nil {
+		b.Fatal(err)
+	}
+	sig := fmt.Sprintf(`{"slug":"bench","iteration":3,"signal_type":"signal","us_id":"US-002","status":"verify","summary":%q}`, strings.Repeat("tests pass; ", 850))
+	in := hookio.NewInput(fmt.Appendf(nil, `{"session_id":%q,"cwd":%q,"agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":%q}}`,
+		session, root, filepath.Join(root, ".rlp-desk", "memos", "bench-iter-signal.json"), sig))
+	for b.Loop() {
+		if out := PreWrite(in, getenv); out.Deny {
+			b.Fatal(out.Reason)
+		}
+	}
+}
+
