@@ -88,4 +88,3 @@ func BenchmarkPreWrite(b *testing.B) {
 		}
 	}
 }
-
