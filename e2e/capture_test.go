@@ -24,14 +24,7 @@ import (
 //
 //	RODIN_CAPTURE=$PWD/testdata/fixtures go test ./e2e -run TestCapture
 func TestCapture(t *testing.T) {
-	out := os.Getenv("RODIN_CAPTURE")
-	if out == "" {
-		t.Skip("set RODIN_CAPTURE to a directory to capture hook inputs (just capture)")
-	}
-	eachRelease(t, func(t *testing.T, rel claudecli.Release) {
-		if rel.Version == "" {
-			t.Skip("RODIN_CLAUDE has no pinned version to name the fixtures by")
-		}
+	eachCapture(t, func(t *testing.T, rel claudecli.Release, out string) {
 		raw := t.TempDir()
 		srv := newServer(t)
 		srv.agents = map[string][]string{"leakage-detector": {noLeakage}, "critic": {criticFinding}, "validator": {validatorPass}}
@@ -46,6 +39,21 @@ func TestCapture(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("captured into %s", dir)
+	})
+}
+
+// eachCapture runs a capture on each release tested, when RODIN_CAPTURE
+// names the directory to write into (`just capture`).
+func eachCapture(t *testing.T, capture func(t *testing.T, rel claudecli.Release, out string)) {
+	out := os.Getenv("RODIN_CAPTURE")
+	if out == "" {
+		t.Skip("set RODIN_CAPTURE to a directory to capture hook inputs (just capture)")
+	}
+	eachRelease(t, func(t *testing.T, rel claudecli.Release) {
+		if rel.Version == "" {
+			t.Skip("RODIN_CLAUDE has no pinned version to name the fixtures by")
+		}
+		capture(t, rel, out)
 	})
 }
 

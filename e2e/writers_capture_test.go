@@ -29,14 +29,7 @@ const workerAgent = "---\nname: worker\ndescription: Writes the loop's iteration
 // `claude -p`, where its Write needs a permission nobody can give (an
 // unattended worker). Run by `just capture`.
 func TestCaptureWriters(t *testing.T) {
-	out := os.Getenv("RODIN_CAPTURE")
-	if out == "" {
-		t.Skip("set RODIN_CAPTURE to a directory to capture hook inputs (just capture)")
-	}
-	eachRelease(t, func(t *testing.T, rel claudecli.Release) {
-		if rel.Version == "" {
-			t.Skip("RODIN_CLAUDE has no pinned version to name the fixtures by")
-		}
+	eachCapture(t, func(t *testing.T, rel claudecli.Release, out string) {
 		for _, c := range []struct {
 			name, mode string
 			args       []string

@@ -205,58 +205,67 @@ func Pre(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	case in.TopLevelCount("tool_name") > 1:
 		return malformed("tool_name appears " + strconv.Itoa(in.TopLevelCount("tool_name")) + " times")
 	}
+	var deny hookio.PreOutcome
 	var notes []string
-	for _, r := range PreToolUse {
-		if !Matches(r.Match, tool) {
-			continue
-		}
-		out := r.Run(in, getenv)
+	each(PreToolUse, tool, in, getenv, func(out hookio.PreOutcome) bool {
 		if out.Deny {
-			return out
+			deny = out
+			return false
 		}
 		if out.SystemMessage != "" {
 			notes = append(notes, out.SystemMessage)
 		}
+		return true
+	})
+	if deny.Deny {
+		return deny
 	}
 	return hookio.PreOutcome{SystemMessage: strings.Join(notes, " ")}
+}
+
+// each runs the routes of a table that see name, in order, handing each
+// outcome to visit, until visit says to stop.
+func each[O any](table []Route[O], name string, in hookio.Input, getenv func(string) string, visit func(O) bool) {
+	for _, r := range table {
+		if Matches(r.Match, name) && !visit(r.Run(in, getenv)) {
+			return
+		}
+	}
 }
 
 // Post runs the posttooluse executable's table for the input's event (an
 // input without one is a PostToolUse).
 func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	var context, notes []string
-	name := subject(in)
-	for _, r := range postTable(in.HookEventName()) {
-		if !Matches(r.Match, name) {
-			continue
-		}
-		out := r.Run(in, getenv)
+	each(postTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.PostOutcome) bool {
 		if out.Context != "" {
 			context = append(context, out.Context)
 		}
 		if out.SystemMessage != "" {
 			notes = append(notes, out.SystemMessage)
 		}
-	}
+		return true
+	})
 	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " ")}
 }
 
 // StopEvent runs the stop executable's table for the input's event (an
 // input without one is a Stop).
 func StopEvent(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
+	var block hookio.StopOutcome
 	var notes []string
-	name := subject(in)
-	for _, r := range stopTable(in.HookEventName()) {
-		if !Matches(r.Match, name) {
-			continue
-		}
-		out := r.Run(in, getenv)
+	each(stopTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.StopOutcome) bool {
 		if out.Block {
-			return out
+			block = out
+			return false
 		}
 		if out.SystemMessage != "" {
 			notes = append(notes, out.SystemMessage)
 		}
+		return true
+	})
+	if block.Block {
+		return block
 	}
 	return hookio.StopOutcome{SystemMessage: strings.Join(notes, " ")}
 }
