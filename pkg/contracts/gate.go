@@ -62,7 +62,14 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return note, err
 	}
-	return note, safefile.WriteAtomic(p, b, 0o600)
+	if err := safefile.WriteAtomic(p, b, 0o600); err != nil {
+		return note, err
+	}
+	if c, err := Parse(b); err == nil {
+		// What the artifacts are as the session starts, for the Bash check.
+		return note, recordSeen(c, data, session, root)
+	}
+	return note, nil
 }
 
 // startedWithout reports whether the session's snapshot says it started

@@ -282,6 +282,10 @@ func Denial(reason string) PreOutcome { return PreOutcome{Deny: true, Reason: re
 type PostOutcome struct {
 	Context       string // additionalContext: read by the model
 	SystemMessage string // shown to the user
+	// Block tells the model, in its own turn, that what the tool did broke
+	// a rule (Reason says which and how to fix it); the call has happened.
+	Block  bool
+	Reason string
 }
 
 // RunPre reads the input, asks decide, and writes the outcome: exit 0 with
@@ -375,7 +379,11 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 		return 0
 	}
 	out := act(in)
-	out.Context, out.SystemMessage = oneLine(out.Context), oneLine(out.SystemMessage)
+	out.Context, out.SystemMessage, out.Reason = oneLine(out.Context), oneLine(out.SystemMessage), oneLine(out.Reason)
+	decision := ""
+	if out.Block {
+		decision = "block"
+	}
 	event := ""
 	if out.Context != "" {
 		if event = in.HookEventName(); event == "" {
@@ -383,6 +391,8 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 		}
 	}
 	writeObject(stdout,
+		"decision", decision,
+		"reason", out.Reason,
 		"hookSpecificOutput.hookEventName", event,
 		"hookSpecificOutput.additionalContext", out.Context,
 		"systemMessage", out.SystemMessage)

@@ -62,11 +62,14 @@ var PreToolUse = []Route[hookio.PreOutcome]{
 var (
 	PostToolUse = []Route[hookio.PostOutcome]{
 		{"Write|Edit|MultiEdit", plangate.Keep},
+		{"Write|Edit|MultiEdit", contracts.PostWrite}, // artifacts as written
 		{"Agent|Task", plangate.RecordAgent},
 		{"Bash", verifygate.RecordBash},
+		{"Bash", contracts.PostBash}, // artifacts a command wrote
 	}
 	PostToolUseFailure = []Route[hookio.PostOutcome]{
 		{"Bash", verifygate.RecordBash},
+		{"Bash", contracts.PostBash},
 	}
 	// SubagentStopRecords records the answers of rodin's own subagents; the
 	// stop executable's SubagentStop table blocks executors.
@@ -236,8 +239,11 @@ func each[O any](table []Route[O], name string, in hookio.Input, getenv func(str
 // Post runs the posttooluse executable's table for the input's event (an
 // input without one is a PostToolUse).
 func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	var context, notes []string
+	var context, notes, blocks []string
 	each(postTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.PostOutcome) bool {
+		if out.Block {
+			blocks = append(blocks, out.Reason)
+		}
 		if out.Context != "" {
 			context = append(context, out.Context)
 		}
@@ -246,7 +252,8 @@ func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		}
 		return true
 	})
-	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " ")}
+	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " "),
+		Block: len(blocks) > 0, Reason: strings.Join(blocks, " ")}
 }
 
 // StopEvent runs the stop executable's table for the input's event (an

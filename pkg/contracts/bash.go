@@ -1,0 +1,313 @@
+package contracts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// seen is what rodin last saw of one artifact: the file's size, time and
+// content digest.
+type seen struct {
+	Size int64  `json:"size"`
+	Mod  int64  `json:"mod"` // unix ns
+	Sum  string `json:"sum"`
+}
+
+// statePath keeps, per session, what rodin last saw of the project's
+// artifacts, to tell what a Bash command changed.
+func statePath(data, session string) string {
+	return filepath.Join(data, "contracts", session+".seen.json")
+}
+
+// copyPath is rodin's copy of a first-writer artifact, to restore it.
+func copyPath(data, real string) string {
+	sum := sha256.Sum256([]byte(real))
+	return filepath.Join(data, "contracts", "copies", hex.EncodeToString(sum[:]))
+}
+
+// scan lists the project's artifacts as they are: the files of each
+// artifact's directory whose names fit its path. A path with a {name} in
+// a directory is not scanned (the Write/Edit gate still sees it).
+func (c *Contracts) scan(root string) map[string]fs.FileInfo {
+	out := map[string]fs.FileInfo{}
+	listed := map[string][]fs.DirEntry{}
+	for i := range c.Artifacts {
+		a := &c.Artifacts[i]
+		n := len(a.segments)
+		if n == 0 {
+			continue
+		}
+		var dir []string
+		literal := true
+		for _, s := range a.segments[:n-1] {
+			if len(s) != 1 || s[0].name != "" {
+				literal = false
+				break
+			}
+			dir = append(dir, s[0].lit)
+		}
+		if !literal {
+			continue
+		}
+		d := strings.Join(dir, "/")
+		entries, ok := listed[d]
+		if !ok {
+			entries, _ = os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+			listed[d] = entries
+		}
+		for _, e := range entries {
+			rel := e.Name()
+			if d != "" {
+				rel = d + "/" + rel
+			}
+			if _, ok := a.match(rel); !ok {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+				out[rel] = fi
+			}
+		}
+	}
+	return out
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// recordSeen notes the artifacts as they are (session start), and keeps a
+// copy of each first-writer file.
+func recordSeen(c *Contracts, data, session, root string) error {
+	state := map[string]seen{}
+	for rel, fi := range c.scan(root) {
+		b, err := safefile.ReadFile(filepath.Join(root, rel), MaxArtifact)
+		if err != nil {
+			continue
+		}
+		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+		if a, _ := c.Match(rel); a != nil && a.Once == "first-writer" {
+			keepCopy(data, filepath.Join(root, rel), b)
+		}
+	}
+	b, _ := json.Marshal(state)
+	return safefile.WriteAtomic(statePath(data, session), b, 0o600)
+}
+
+func keepCopy(data, real string, b []byte) {
+	p := copyPath(data, real)
+	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
+		safefile.WriteAtomic(p, b, 0o600)
+	}
+}
+
+// sessionContracts decodes the whole snapshot (for the Bash check, which
+// looks at every artifact); nil when the session has none.
+func sessionContracts(getenv func(string) string, session string) (*Contracts, string, error) {
+	data := evidence.DataDir(getenv)
+	if data == "" || !planfile.ValidSessionID(session) {
+		return nil, "", nil
+	}
+	b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && string(b) == noneMark {
+		return nil, data, nil
+	}
+	if err != nil {
+		return nil, data, err
+	}
+	c, err := Parse(b)
+	return c, data, err
+}
+
+// PostBash is the PostToolUse route for Bash: an artifact a command created,
+// changed or deleted is checked right after it, as a Write would have been
+// (writer, once, fields); a first-writer file overwritten or deleted is
+// restored from rodin's copy. A broken contract blocks: the agent reads why
+// in its own turn.
+func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
+		return hookio.PostOutcome{}
+	}
+	c, data, err := sessionContracts(getenv, in.SessionID())
+	if c == nil || err != nil {
+		return hookio.PostOutcome{} // no contracts, or broken ones (said at session start; writes are denied)
+	}
+	root := project.Root(getenv, in.Cwd())
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	name, id := Writer(in)
+	var problems []string
+	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
+		state := map[string]seen{}
+		json.Unmarshal(old, &state)
+		now := c.scan(root)
+		rels := make([]string, 0, len(now)+len(state))
+		for rel := range now {
+			rels = append(rels, rel)
+		}
+		for rel := range state {
+			if _, ok := now[rel]; !ok {
+				rels = append(rels, rel)
+			}
+		}
+		sort.Strings(rels)
+		problems = nil
+		changed := false
+		for _, rel := range rels {
+			fi, exists := now[rel]
+			before, had := state[rel]
+			if exists && had && fi.Size() == before.Size && fi.ModTime().UnixNano() == before.Mod {
+				continue
+			}
+			a, vars := c.Match(rel)
+			if a == nil {
+				continue
+			}
+			real := filepath.Join(root, filepath.FromSlash(rel))
+			changed = true
+			if !exists {
+				delete(state, rel)
+				if a.Once == "first-writer" && restore(data, real) {
+					problems = append(problems, fmt.Sprintf("%s (the %s contract): at (once): expected the first writer's file to stay, got it deleted; rodin put it back", rel, a.Name))
+					if b, err := os.ReadFile(real); err == nil {
+						if fi, err := os.Stat(real); err == nil {
+							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+						}
+					}
+				}
+				continue
+			}
+			b, err := safefile.ReadFile(real, MaxArtifact)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s (the %s contract): cannot be read (%v)", rel, a.Name, err))
+				continue
+			}
+			sum := digest(b)
+			if had && sum == before.Sum {
+				state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), sum}
+				continue
+			}
+			var broken []string
+			roles := c.RoleOf(name)
+			if !slices.Contains(a.Writers, "*") && !slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(a.Writers, r) }) {
+				broken = append(broken, fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", ")))
+			}
+			restored := false
+			if a.Once == "first-writer" {
+				if had && restore(data, real) {
+					broken = append(broken, "at (once): expected the first writer's file to stay, got a second write; rodin put the first back")
+					restored = true
+				} else if !had {
+					if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+						broken = append(broken, v)
+					}
+					keepCopy(data, real, b)
+				}
+			}
+			if !restored {
+				for _, v := range a.CheckContent(b, vars, root) {
+					broken = append(broken, v.String())
+				}
+			}
+			if len(broken) > 0 {
+				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
+			}
+			if cur, err := os.Stat(real); err == nil {
+				if restored {
+					b, _ = os.ReadFile(real)
+				}
+				state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b)}
+			}
+		}
+		if !changed {
+			return nil, nil
+		}
+		return json.Marshal(state)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		// A session from before rodin kept what it saw: from now on.
+		recordSeen(c, data, in.SessionID(), root)
+		return hookio.PostOutcome{}
+	}
+	if err != nil {
+		return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] rodin cannot tell which artifacts this Bash command changed (%v), so it cannot check them against %s. To fix: run `rodin doctor`; write artifacts with the Write tool meanwhile.", err, File)}
+	}
+	if len(problems) == 0 {
+		return hookio.PostOutcome{}
+	}
+	return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] This Bash command (%s's) left artifacts that break their contracts (%s): %s. To fix: write them again with the Write tool, as the agent each contract names, with the fields corrected.", name, File, strings.Join(problems, "; "))}
+}
+
+// restore puts rodin's copy of a first-writer file back; false when it
+// has none.
+func restore(data, real string) bool {
+	b, err := os.ReadFile(copyPath(data, real))
+	if err != nil {
+		return false
+	}
+	return safefile.WriteAtomic(real, b, 0o644) == nil
+}
+
+// PostWrite is the PostToolUse route for Write, Edit and MultiEdit of an
+// artifact: it notes the file as the tool left it (so that a later Bash
+// command is not taken for its writer) and keeps a first-writer file's
+// copy.
+func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
+		return hookio.PostOutcome{}
+	}
+	path := in.FilePath()
+	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
+		return hookio.PostOutcome{}
+	}
+	c, data, err := sessionContracts(getenv, in.SessionID())
+	if c == nil || err != nil {
+		return hookio.PostOutcome{}
+	}
+	root := project.Root(getenv, in.Cwd())
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	rel := project.Rel(root, real)
+	a, _ := c.Match(rel)
+	if a == nil {
+		return hookio.PostOutcome{}
+	}
+	b, err := safefile.ReadFile(real, MaxArtifact)
+	fi, err2 := os.Stat(real)
+	if err != nil || err2 != nil {
+		return hookio.PostOutcome{}
+	}
+	if a.Once == "first-writer" {
+		if _, err := os.Stat(copyPath(data, real)); errors.Is(err, fs.ErrNotExist) {
+			keepCopy(data, real, b)
+		}
+	}
+	safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
+		state := map[string]seen{}
+		json.Unmarshal(old, &state)
+		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+		return json.Marshal(state)
+	})
+	return hookio.PostOutcome{}
+}
