@@ -77,6 +77,7 @@ var commands = map[string]command{
 	"waive":     {"rodin waive TASK [FILE] --reason TEXT", runWaive},
 	"sandbox":   {"rodin sandbox [--enable] [--json]", runSandbox},
 	"contracts": {"rodin contracts check [--json] FILE | rodin contracts init NAME", runContracts},
+	"events":    {"rodin events [--follow] [--json] [--session ID] [--timeout D]", runEvents},
 	"exercise":  {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
 }
 
@@ -112,6 +113,7 @@ For plugin authors (/rodin:exercise):
 For other orchestrations:
   rodin contracts check [--json] FILE check an artifact against the project's .rodin/contracts.json
   rodin contracts init NAME           write a contracts file (rlp-desk)
+  rodin events [--follow] [--json]    permission dialogs rodin answered for unattended roles, notifications
   rodin parse critic|validator        parse a subagent's answer (stdin) into JSON
   rodin signal pass|fail [--reason T] print a verdict signal line
 

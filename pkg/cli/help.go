@@ -214,5 +214,19 @@ Exit status: 0 the file keeps its contract, 1 it does not, or no contract
 covers it. Example:
   rodin contracts check .rlp-desk/memos/sum-fn-iter-signal.json
 `,
+	"events": `
+Prints what rodin recorded for unattended loops, oldest first: the
+permission dialogs it denied for a role the contracts call unattended
+(which agent, which tool, on what), and the notifications Claude Code sent
+(a permission prompt, an idle session). A leader reads them within its turn
+instead of scraping panes.
+
+Flags:
+  --follow       keep printing new events, for at most --timeout
+  --timeout D    how long --follow waits (default 1m)
+  --session ID   one session's events (default: the Claude Code session
+                 rodin runs in, else every session's)
+  --json         one JSON object per line
+`,
 	"exercise": exerciseHelp,
 }

@@ -286,6 +286,9 @@ type PostOutcome struct {
 	// a rule (Reason says which and how to fix it); the call has happened.
 	Block  bool
 	Reason string
+	// DenyPermission answers a PermissionRequest (a dialog that would wait
+	// for a person) with a deny and this message; "" leaves the dialog be.
+	DenyPermission string
 }
 
 // RunPre reads the input, asks decide, and writes the outcome: exit 0 with
@@ -383,6 +386,14 @@ func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (co
 	decision := ""
 	if out.Block {
 		decision = "block"
+	}
+	if out.DenyPermission != "" {
+		writeObject(stdout,
+			"hookSpecificOutput.hookEventName", "PermissionRequest",
+			"hookSpecificOutput.decision.behavior", "deny",
+			"hookSpecificOutput.decision.message", oneLine(out.DenyPermission),
+			"systemMessage", out.SystemMessage)
+		return 0
 	}
 	event := ""
 	if out.Context != "" {

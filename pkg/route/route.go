@@ -80,6 +80,13 @@ var (
 	UserPromptSubmit = []Route[hookio.PostOutcome]{
 		{"", verifygate.WaiveFromPrompt},
 	}
+	// A dialog that would wait for a person, answered for unattended roles.
+	PermissionRequest = []Route[hookio.PostOutcome]{
+		{"", contracts.PermissionRequest},
+	}
+	Notification = []Route[hookio.PostOutcome]{
+		{"", contracts.Notification},
+	}
 )
 
 // The stop executable's tables, by event. The first block wins.
@@ -102,6 +109,10 @@ func postTable(event string) []Route[hookio.PostOutcome] {
 		return SubagentStopRecords
 	case "UserPromptSubmit":
 		return UserPromptSubmit
+	case "PermissionRequest":
+		return PermissionRequest
+	case "Notification":
+		return Notification
 	}
 	return nil
 }
@@ -240,7 +251,11 @@ func each[O any](table []Route[O], name string, in hookio.Input, getenv func(str
 // input without one is a PostToolUse).
 func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	var context, notes, blocks []string
+	var denyPermission string
 	each(postTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.PostOutcome) bool {
+		if out.DenyPermission != "" && denyPermission == "" {
+			denyPermission = out.DenyPermission
+		}
 		if out.Block {
 			blocks = append(blocks, out.Reason)
 		}
@@ -253,7 +268,7 @@ func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return true
 	})
 	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " "),
-		Block: len(blocks) > 0, Reason: strings.Join(blocks, " ")}
+		Block: len(blocks) > 0, Reason: strings.Join(blocks, " "), DenyPermission: denyPermission}
 }
 
 // StopEvent runs the stop executable's table for the input's event (an
