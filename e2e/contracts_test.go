@@ -48,13 +48,7 @@ func testUnattendedWorkerPermission(t *testing.T, rel claudecli.Release) {
 	s, out := runHeadless(t, rel.Path, srv, opt, "Write the iteration signal.", 2*time.Minute)
 	t.Logf("claude -p printed %q after %v", out, time.Since(start).Round(time.Millisecond))
 	want := "[rodin] worker runs unattended (role worker in .rodin/contracts.json)"
-	told := false
-	srv.mu.Lock()
-	for _, r := range srv.requests {
-		told = told || r.Kind == "worker" && strings.Contains(string(r.Body), want)
-	}
-	srv.mu.Unlock()
-	if !told {
+	if !srv.told("worker", want) {
 		t.Fatalf("no request of the worker carries rodin's deny %q", want)
 	}
 	if _, err := os.Stat(filepath.Join(s.project, ".rlp-desk", "memos", "demo-iter-signal.json")); err == nil {
@@ -99,13 +93,7 @@ func testWorkerBadSignal(t *testing.T, rel claudecli.Release) {
 	}}
 	s, _ := runHeadless(t, rel.Path, srv, opt, "Run one iteration.", 3*time.Minute)
 	want := "breaks the iter-signal contract (.rodin/contracts.json): at iteration: expected >= 1, got 0; at status: expected one of [continue, verify, verify_partial, blocked], got \\\"done\\\"; at us_id: expected one of [US-001, ALL], got \\\"US-999\\\""
-	told := false
-	srv.mu.Lock()
-	for _, r := range srv.requests {
-		told = told || r.Kind == "worker" && strings.Contains(string(r.Body), want)
-	}
-	srv.mu.Unlock()
-	if !told {
+	if !srv.told("worker", want) {
 		t.Errorf("the worker was not told, in its turn, %q", want)
 	}
 	got, _ := os.ReadFile(filepath.Join(s.project, ".rlp-desk", "memos", "demo-iter-signal.json"))
@@ -113,10 +101,7 @@ func testWorkerBadSignal(t *testing.T, rel claudecli.Release) {
 		t.Errorf("the signal after the worker's second Write: %q", got)
 	}
 	bash, ok := srv.result("Bash", 0)
-	blocked := false
-	for _, r := range srv.mainRequests() {
-		blocked = blocked || strings.Contains(string(r), "left artifacts that break their contracts") && strings.Contains(string(r), "at (writer): expected verifier, got main (role leader)")
-	}
+	blocked := srv.told("main", "left artifacts that break their contracts (.rodin/contracts.json): .rlp-desk/memos/demo-verify-verdict.json (the verdict contract): at (writer): expected verifier, got main (role leader)")
 	if !ok || !blocked {
 		t.Errorf("the leader's Bash-written verdict: result %v %q; blocked in the leader's turn: %v", ok, bash.Text, blocked)
 	}
@@ -126,4 +111,17 @@ func testWorkerBadSignal(t *testing.T, rel claudecli.Release) {
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "keeps the iter-signal contract") {
 		t.Errorf("rodin contracts check of the final signal: %v %s", err, out)
 	}
+}
+
+// told reports whether a request of that kind of agent carries want: what
+// the model was told, in its own turn.
+func (s *server) told(kind, want string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.requests {
+		if r.Kind == kind && strings.Contains(string(r.Body), want) {
+			return true
+		}
+	}
+	return false
 }

@@ -280,15 +280,7 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if c == nil || err != nil {
 		return hookio.PostOutcome{}
 	}
-	root := project.Root(getenv, in.Cwd())
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	rel := project.Rel(root, real)
+	_, real, rel := resolve(project.Root(getenv, in.Cwd()), path)
 	a, _ := c.Match(rel)
 	if a == nil {
 		return hookio.PostOutcome{}

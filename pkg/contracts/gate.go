@@ -160,21 +160,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if startedWithout(getenv, in.SessionID()) && !strings.Contains(filepath.ToSlash(path), "/.rodin/") {
 		return hookio.NoDecision
 	}
-	// A path through a link writes the link's target: that is what counts.
-	real := path
-	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		real = filepath.Join(r, filepath.Base(path))
-	}
-	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if r, err := filepath.EvalSymlinks(real); err == nil {
-			real = r
-		}
-	}
-	realRoot := root
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		realRoot = r
-	}
-	rel := project.Rel(realRoot, real)
+	realRoot, real, rel := resolve(root, path)
 	if rel == "" {
 		return hookio.NoDecision // outside the project
 	}
@@ -220,6 +206,26 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.NoDecision
 	}
 	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, strings.Join(broken, "; "), fixFor(a))
+}
+
+// resolve is the project root and the written path with their links
+// resolved (a path through a link writes the link's target: that is what
+// counts), and the path relative to the root ("" outside it).
+func resolve(root, path string) (realRoot, real, rel string) {
+	real = path
+	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		real = filepath.Join(r, filepath.Base(path))
+	}
+	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = r
+		}
+	}
+	realRoot = root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		realRoot = r
+	}
+	return realRoot, real, project.Rel(realRoot, real)
 }
 
 // fixFor is what to do about a broken contract.

@@ -219,22 +219,31 @@ func Pre(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	case in.TopLevelCount("tool_name") > 1:
 		return malformed("tool_name appears " + strconv.Itoa(in.TopLevelCount("tool_name")) + " times")
 	}
-	var deny hookio.PreOutcome
+	deny, notes, ok := firstDecision(PreToolUse, tool, in, getenv, func(o hookio.PreOutcome) (bool, string) { return o.Deny, o.SystemMessage })
+	if ok {
+		return deny
+	}
+	return hookio.PreOutcome{SystemMessage: notes}
+}
+
+// firstDecision runs a table's routes that see name until one decides
+// (the first deny or block wins); otherwise it joins the others' notes.
+func firstDecision[O any](table []Route[O], name string, in hookio.Input, getenv func(string) string, read func(O) (decided bool, note string)) (O, string, bool) {
+	var decision O
+	var decided bool
 	var notes []string
-	each(PreToolUse, tool, in, getenv, func(out hookio.PreOutcome) bool {
-		if out.Deny {
-			deny = out
+	each(table, name, in, getenv, func(out O) bool {
+		d, note := read(out)
+		if d {
+			decision, decided = out, true
 			return false
 		}
-		if out.SystemMessage != "" {
-			notes = append(notes, out.SystemMessage)
+		if note != "" {
+			notes = append(notes, note)
 		}
 		return true
 	})
-	if deny.Deny {
-		return deny
-	}
-	return hookio.PreOutcome{SystemMessage: strings.Join(notes, " ")}
+	return decision, strings.Join(notes, " "), decided
 }
 
 // each runs the routes of a table that see name, in order, handing each
@@ -274,20 +283,9 @@ func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // StopEvent runs the stop executable's table for the input's event (an
 // input without one is a Stop).
 func StopEvent(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	var block hookio.StopOutcome
-	var notes []string
-	each(stopTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.StopOutcome) bool {
-		if out.Block {
-			block = out
-			return false
-		}
-		if out.SystemMessage != "" {
-			notes = append(notes, out.SystemMessage)
-		}
-		return true
-	})
-	if block.Block {
+	block, notes, ok := firstDecision(stopTable(in.HookEventName()), subject(in), in, getenv, func(o hookio.StopOutcome) (bool, string) { return o.Block, o.SystemMessage })
+	if ok {
 		return block
 	}
-	return hookio.StopOutcome{SystemMessage: strings.Join(notes, " ")}
+	return hookio.StopOutcome{SystemMessage: notes}
 }
