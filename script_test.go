@@ -257,8 +257,8 @@ func cmdHookcmd(ts *testscript.TestScript, neg bool, args []string) {
 	hooks := ts.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
 	var found []gjson.Result
 	for _, entry := range gjson.Get(hooks, "hooks."+args[2]).Array() {
-		if len(args) == 4 {
-			re, err := regexp.Compile("^(" + entry.Get("matcher").String() + ")$")
+		if m := entry.Get("matcher").String(); len(args) == 4 && m != "" { // no matcher: every tool or agent
+			re, err := regexp.Compile("^(" + m + ")$")
 			if err != nil || !re.MatchString(args[3]) {
 				continue
 			}

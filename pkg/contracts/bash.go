@@ -26,6 +26,7 @@ type seen struct {
 	Size int64  `json:"size"`
 	Mod  int64  `json:"mod"` // unix ns
 	Sum  string `json:"sum"`
+	By   string `json:"by,omitempty"` // who wrote it this session ("main", an agent type), for the stops
 }
 
 // statePath keeps, per session, what rodin last saw of the project's
@@ -100,7 +101,7 @@ func recordSeen(c *Contracts, data, session, root string) error {
 		if err != nil {
 			continue
 		}
-		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), ""}
 		if a, _ := c.Match(rel); a != nil && a.Once == "first-writer" {
 			keepCopy(data, filepath.Join(root, rel), b)
 		}
@@ -187,7 +188,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					problems = append(problems, fmt.Sprintf("%s (the %s contract): at (once): expected the first writer's file to stay, got it deleted; rodin put it back", rel, a.Name))
 					if b, err := os.ReadFile(real); err == nil {
 						if fi, err := os.Stat(real); err == nil {
-							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), before.By}
 						}
 					}
 				}
@@ -200,7 +201,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			}
 			sum := digest(b)
 			if had && sum == before.Sum {
-				state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), sum}
+				state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), sum, before.By}
 				continue
 			}
 			var broken []string
@@ -229,10 +230,12 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
 			}
 			if cur, err := os.Stat(real); err == nil {
+				by := name
 				if restored {
 					b, _ = os.ReadFile(real)
+					by = before.By // the first writer's file, back
 				}
-				state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b)}
+				state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b), by}
 			}
 		}
 		if !changed {
@@ -298,8 +301,70 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
-		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b)}
+		name, _ := Writer(in)
+		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), name}
 		return json.Marshal(state)
 	})
 	return hookio.PostOutcome{}
+}
+
+// Stop is the route for Stop, SubagentStop and TaskCompleted: while the
+// agent that stops leaves an artifact it wrote this session that breaks
+// its contract as the file stands now (a PRD changed under it, a write
+// made with the contracts off), the stop is blocked, once in a row, with
+// every broken rule.
+func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
+	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
+		return hookio.StopOutcome{}
+	}
+	c, data, err := sessionContracts(getenv, in.SessionID())
+	if c == nil || err != nil {
+		return hookio.StopOutcome{}
+	}
+	b, err := safefile.ReadFile(statePath(data, in.SessionID()), MaxFile)
+	if err != nil {
+		return hookio.StopOutcome{}
+	}
+	state := map[string]seen{}
+	if json.Unmarshal(b, &state) != nil {
+		return hookio.StopOutcome{}
+	}
+	root := project.Root(getenv, in.Cwd())
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	name, _ := Writer(in)
+	rels := make([]string, 0, len(state))
+	for rel, s := range state {
+		if s.By == name {
+			rels = append(rels, rel)
+		}
+	}
+	sort.Strings(rels)
+	var problems []string
+	for _, rel := range rels {
+		a, vars := c.Match(rel)
+		if a == nil {
+			continue
+		}
+		content, err := safefile.ReadFile(filepath.Join(root, filepath.FromSlash(rel)), MaxArtifact)
+		if err != nil {
+			continue // gone: a first-writer file is put back by the Bash check
+		}
+		var broken []string
+		for _, v := range a.CheckContent(content, vars, root) {
+			broken = append(broken, v.String())
+		}
+		if len(broken) > 0 {
+			problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
+		}
+	}
+	if len(problems) == 0 {
+		return hookio.StopOutcome{}
+	}
+	msg := fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s.", name, File, strings.Join(problems, "; "))
+	if in.Get("stop_hook_active").Bool() {
+		return hookio.StopOutcome{SystemMessage: msg + " Let through: the stop already follows a block."}
+	}
+	return hookio.StopOutcome{Block: true, Reason: msg + " To fix: write them again with the fields corrected (this stop is blocked once)."}
 }

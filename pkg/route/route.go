@@ -91,9 +91,12 @@ var (
 
 // The stop executable's tables, by event. The first block wins.
 var (
-	Stop          = []Route[hookio.StopOutcome]{{"", verifygate.Stop}}
-	TaskCompleted = []Route[hookio.StopOutcome]{{"", verifygate.Stop}}
-	SubagentStop  = []Route[hookio.StopOutcome]{{".*executor.*", verifygate.Stop}}
+	Stop          = []Route[hookio.StopOutcome]{{"", verifygate.Stop}, {"", contracts.Stop}}
+	TaskCompleted = []Route[hookio.StopOutcome]{{"", verifygate.Stop}, {"", contracts.Stop}}
+	SubagentStop  = []Route[hookio.StopOutcome]{
+		{".*executor.*", verifygate.Stop},
+		{"", contracts.Stop}, // any subagent that writes artifacts
+	}
 )
 
 // postTable and stopTable pick an executable's table by hook_event_name
