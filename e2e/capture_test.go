@@ -61,9 +61,9 @@ func eachCapture(t *testing.T, capture func(t *testing.T, rel claudecli.Release,
 // linked, which saves every input into dir before running the hook.
 func (s *session) wrapHooks(dir string) {
 	s.t.Helper()
-	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", "*"))
-	if len(links) == 0 {
-		s.t.Fatal("SessionStart linked no hook executable")
+	var links []string
+	for _, n := range []string{"pretooluse", "posttooluse", "stop"} {
+		links = append(links, s.hookLinks(n)...)
 	}
 	for _, link := range links {
 		real, err := filepath.EvalSymlinks(link)

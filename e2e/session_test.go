@@ -428,10 +428,7 @@ func writeFile(t *testing.T, path, data string) {
 // "start" line each).
 func (s *session) countStarts(name string) (count string) {
 	s.t.Helper()
-	links, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", name))
-	if len(links) != 1 {
-		s.t.Fatalf("SessionStart did not link one %s: %v", name, links)
-	}
+	links := s.hookLinks(name)
 	real, err := filepath.EvalSymlinks(links[0])
 	if err != nil {
 		s.t.Fatal(err)
@@ -441,4 +438,33 @@ func (s *session) countStarts(name string) (count string) {
 	writeFile(s.t, links[0], fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real))
 	os.Chmod(links[0], 0o755)
 	return count
+}
+
+// hookLinks waits until the SessionStart hook has linked all three hook
+// executables (Claude Code shows its prompt before that hook ends; on a
+// loaded machine the links come later), for at most a minute, and returns
+// the links named name.
+func (s *session) hookLinks(name string) []string {
+	s.t.Helper()
+	var links []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		all := 0
+		for _, n := range []string{"pretooluse", "posttooluse", "stop"} {
+			l, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", n))
+			if len(l) == 1 {
+				if _, err := filepath.EvalSymlinks(l[0]); err == nil {
+					all++
+				}
+			}
+			if n == name {
+				links = l
+			}
+		}
+		if all == 3 && len(links) == 1 {
+			return links
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the SessionStart hook had not linked the three hook executables after a minute (%s: %v)", name, links)
+		}
+	}
 }
