@@ -784,13 +784,11 @@ func readString(path string) string {
 }
 
 // launcherCache is the launcher's own data directory outside hooks
-// ($XDG_CACHE_HOME/rodin or ~/.cache/rodin), where a terminal download goes.
+// ($XDG_CACHE_HOME/rodin or ~/.cache/rodin), where a terminal download goes
+// and where the pointer to the plugin's data directory is kept.
 func launcherCache(getenv func(string) string) string {
-	if x := getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
-		return filepath.Join(x, "rodin")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".cache", "rodin")
+	if p := evidence.DataPointer(getenv); p != "" {
+		return filepath.Dir(p)
 	}
 	return ""
 }

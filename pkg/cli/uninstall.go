@@ -97,10 +97,7 @@ func runUninstall(e *env, args []string) error {
 	// The caches where the launcher and the test suite keep them
 	// ($XDG_CACHE_HOME or ~/.cache), and the system's cache directory when
 	// it is another (macOS: ~/Library/Caches).
-	caches := []string{filepath.Join(home, ".cache")}
-	if x := e.getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
-		caches = []string{x}
-	}
+	caches := []string{filepath.Dir(launcherCache(e.getenv))}
 	if c, err := os.UserCacheDir(); err == nil && c != caches[0] {
 		caches = append(caches, c)
 	}

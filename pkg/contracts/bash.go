@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -131,8 +130,38 @@ func sessionContracts(getenv func(string) string, session string) (*Contracts, s
 	if err != nil {
 		return nil, data, err
 	}
+	// Accepted by Parse at session start: decoded without checking it again
+	// (every Bash command pays this); a broken one is kept so that it does
+	// not decode, and Parse says why.
+	if c, err := decodeTrusted(b); err == nil {
+		return c, data, nil
+	}
 	c, err := Parse(b)
 	return c, data, err
+}
+
+// active is the session's contracts and rodin's data directory for the
+// routes after a tool call: nil when the gate is off, the session started
+// without contracts, or they cannot be read (a broken file is said at
+// session start, and the Write gate denies).
+func active(in hookio.Input, getenv func(string) string) (*Contracts, string) {
+	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
+		return nil, ""
+	}
+	c, data, err := sessionContracts(getenv, in.SessionID())
+	if err != nil {
+		return nil, data
+	}
+	return c, data
+}
+
+// realRoot is the project root with its links resolved.
+func realRoot(getenv func(string) string, cwd string) string {
+	root := project.Root(getenv, cwd)
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return root
 }
 
 // PostBash is the PostToolUse route for Bash: an artifact a command created,
@@ -141,20 +170,14 @@ func sessionContracts(getenv func(string) string, session string) (*Contracts, s
 // restored from rodin's copy. A broken contract blocks: the agent reads why
 // in its own turn.
 func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
+	c, data := active(in, getenv)
+	if c == nil {
 		return hookio.PostOutcome{}
 	}
-	c, data, err := sessionContracts(getenv, in.SessionID())
-	if c == nil || err != nil {
-		return hookio.PostOutcome{} // no contracts, or broken ones (said at session start; writes are denied)
-	}
-	root := project.Root(getenv, in.Cwd())
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	var problems []string
-	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
+	_, err := safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
 		now := c.scan(root)
@@ -205,9 +228,8 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				continue
 			}
 			var broken []string
-			roles := c.RoleOf(name)
-			if !slices.Contains(a.Writers, "*") && !slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(a.Writers, r) }) {
-				broken = append(broken, fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", ")))
+			if v := a.writerProblem(c, name); v != "" {
+				broken = append(broken, v)
 			}
 			restored := false
 			if a.Once == "first-writer" {
@@ -272,15 +294,12 @@ func restore(data, real string) bool {
 // command is not taken for its writer) and keeps a first-writer file's
 // copy.
 func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return hookio.PostOutcome{}
-	}
 	path := in.FilePath()
 	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
 		return hookio.PostOutcome{}
 	}
-	c, data, err := sessionContracts(getenv, in.SessionID())
-	if c == nil || err != nil {
+	c, data := active(in, getenv)
+	if c == nil {
 		return hookio.PostOutcome{}
 	}
 	_, real, rel := resolve(project.Root(getenv, in.Cwd()), path)
@@ -314,11 +333,8 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // made with the contracts off), the stop is blocked, once in a row, with
 // every broken rule.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return hookio.StopOutcome{}
-	}
-	c, data, err := sessionContracts(getenv, in.SessionID())
-	if c == nil || err != nil {
+	c, data := active(in, getenv)
+	if c == nil {
 		return hookio.StopOutcome{}
 	}
 	b, err := safefile.ReadFile(statePath(data, in.SessionID()), MaxFile)
@@ -329,10 +345,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if json.Unmarshal(b, &state) != nil {
 		return hookio.StopOutcome{}
 	}
-	root := project.Root(getenv, in.Cwd())
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := realRoot(getenv, in.Cwd())
 	name, _ := Writer(in)
 	rels := make([]string, 0, len(state))
 	for rel, s := range state {

@@ -121,6 +121,24 @@ func Load(root string) (*Contracts, error) {
 	return Parse(b)
 }
 
+// decodeTrusted reads a whole contracts file Parse accepted before (the
+// session's snapshot): decoded and its paths read; patterns are compiled
+// when a check uses them.
+func decodeTrusted(b []byte) (*Contracts, error) {
+	var c Contracts
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, err
+	}
+	for i := range c.Artifacts {
+		segs, err := parsePath(c.Artifacts[i].Path)
+		if err != nil {
+			return nil, err
+		}
+		c.Artifacts[i].segments = segs
+	}
+	return &c, nil
+}
+
 // matchTrusted finds the artifact whose path fits rel in a contracts file
 // Parse accepted before (the session's snapshot), decoding that artifact and
 // the roles only: a hook pays for the contract it applies, not the file.

@@ -72,11 +72,8 @@ func subjectOf(in hookio.Input) string {
 // "unattended") is answered with a deny and what to do, never an allow,
 // and recorded for `rodin events`.
 func PermissionRequest(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return hookio.PostOutcome{}
-	}
-	c, _, err := sessionContracts(getenv, in.SessionID())
-	if c == nil || err != nil {
+	c, _ := active(in, getenv)
+	if c == nil {
 		return hookio.PostOutcome{}
 	}
 	name, id := Writer(in)
@@ -96,8 +93,8 @@ func Notification(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
 		return hookio.PostOutcome{}
 	}
-	if _, err := os.Stat(filepath.Join(project.Root(getenv, in.Cwd()), File)); err != nil {
-		if c, _, _ := sessionContracts(getenv, in.SessionID()); c == nil {
+	if c, _ := active(in, getenv); c == nil {
+		if _, err := os.Stat(filepath.Join(project.Root(getenv, in.Cwd()), File)); err != nil {
 			return hookio.PostOutcome{}
 		}
 	}

@@ -180,9 +180,8 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 
 	var broken []string
 	name, id := Writer(in)
-	roles := c.RoleOf(name)
-	if !slices.Contains(a.Writers, "*") && !slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(a.Writers, r) }) {
-		broken = append(broken, fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", ")))
+	if v := a.writerProblem(c, name); v != "" {
+		broken = append(broken, v)
 	}
 	old, err := safefile.ReadFile(real, MaxArtifact)
 	exists := err == nil
@@ -226,6 +225,16 @@ func resolve(root, path string) (realRoot, real, rel string) {
 		realRoot = r
 	}
 	return realRoot, real, project.Rel(realRoot, real)
+}
+
+// writerProblem is the broken writers rule for a writer ("main", an agent
+// type), "" when one of its roles may write the artifact.
+func (a *Artifact) writerProblem(c *Contracts, name string) string {
+	roles := c.RoleOf(name)
+	if slices.Contains(a.Writers, "*") || slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(a.Writers, r) }) {
+		return ""
+	}
+	return fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", "))
 }
 
 // fixFor is what to do about a broken contract.
