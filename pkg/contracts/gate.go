@@ -212,13 +212,24 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 // counts), and the path relative to the root ("" outside it).
 func resolve(root, path string) (realRoot, real, rel string) {
 	real = path
-	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		real = filepath.Join(r, filepath.Base(path))
-	}
-	if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if r, err := filepath.EvalSymlinks(real); err == nil {
-			real = r
+	// A link whose target does not exist yet writes its target too: follow
+	// it by hand (EvalSymlinks fails on it), a bounded number of hops.
+	for hops := 0; hops < 40; hops++ {
+		if r, err := filepath.EvalSymlinks(filepath.Dir(real)); err == nil {
+			real = filepath.Join(r, filepath.Base(real))
 		}
+		fi, err := os.Lstat(real)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		target, err := os.Readlink(real)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(real), target)
+		}
+		real = filepath.Clean(target)
 	}
 	realRoot = root
 	if r, err := filepath.EvalSymlinks(root); err == nil {
