@@ -1,6 +1,7 @@
 package contracts
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -116,18 +117,24 @@ func keepCopy(data, real string, b []byte) {
 	}
 }
 
-// sessionContracts decodes the whole snapshot (for the Bash check, which
-// looks at every artifact); nil when the session has none.
-func sessionContracts(getenv func(string) string, session string) (*Contracts, string, error) {
+// sessionContracts decodes the whole snapshot (for the routes that look at
+// every artifact); nil when the session started without contracts. A
+// session with no snapshot (one started before rodin kept them, or whose
+// SessionStart hook did not run) has the project's file as it is now, as
+// the Write gate reads it.
+func sessionContracts(getenv func(string) string, session, root string) (*Contracts, string, error) {
 	data := evidence.DataDir(getenv)
 	if data == "" || !planfile.ValidSessionID(session) {
 		return nil, "", nil
 	}
 	b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && string(b) == noneMark {
+	switch {
+	case err == nil && string(b) == noneMark:
 		return nil, data, nil
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist):
+		c, err := Load(root)
+		return c, data, err
+	case err != nil:
 		return nil, data, err
 	}
 	// Accepted by Parse at session start: decoded without checking it again
@@ -136,23 +143,42 @@ func sessionContracts(getenv func(string) string, session string) (*Contracts, s
 	if c, err := decodeTrusted(b); err == nil {
 		return c, data, nil
 	}
+	if bytes.HasPrefix(b, []byte(brokenMark)) {
+		return nil, data, errBroken
+	}
 	c, err := Parse(b)
-	return c, data, err
+	if err == nil {
+		return c, data, nil
+	}
+	return nil, data, err
 }
 
 // active is the session's contracts and rodin's data directory for the
 // routes after a tool call: nil when the gate is off, the session started
-// without contracts, or they cannot be read (a broken file is said at
-// session start, and the Write gate denies).
-func active(in hookio.Input, getenv func(string) string) (*Contracts, string) {
+// without contracts, or with a broken contracts file (said at session
+// start; the Write gate denies every JSON and Markdown write, and telling
+// it again after every command and stop would bury the agent). err is set
+// when rodin's own record cannot be read (a damaged snapshot, an
+// unreadable file): the routes then fail closed, each as it can.
+func active(in hookio.Input, getenv func(string) string) (*Contracts, string, error) {
 	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return nil, ""
+		return nil, "", nil
 	}
-	c, data, err := sessionContracts(getenv, in.SessionID())
-	if err != nil {
-		return nil, data
+	c, data, err := sessionContracts(getenv, in.SessionID(), realRoot(getenv, in.Cwd()))
+	if errors.Is(err, errBroken) {
+		return nil, data, nil
 	}
-	return c, data
+	return c, data, err
+}
+
+// errBroken is sessionContracts' error for a session that started with a
+// broken contracts file.
+var errBroken = errors.New("the contracts file was broken when the session started")
+
+// unreadable is what the routes after a tool call say when the session's
+// contracts cannot be read.
+func unreadable(err error) string {
+	return fmt.Sprintf("[rodin] The artifact contracts of this session cannot be read (%v), so rodin cannot check the artifacts this call may have written. To fix: the user fixes %s and starts a new session, or sets RODIN_CONTRACTS=off.", err, File)
 }
 
 // realRoot is the project root with its links resolved.
@@ -170,14 +196,17 @@ func realRoot(getenv func(string) string, cwd string) string {
 // restored from rodin's copy. A broken contract blocks: the agent reads why
 // in its own turn.
 func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	c, data := active(in, getenv)
+	c, data, err := active(in, getenv)
+	if err != nil {
+		return hookio.PostOutcome{Block: true, Reason: unreadable(err)}
+	}
 	if c == nil {
 		return hookio.PostOutcome{}
 	}
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	var problems []string
-	_, err := safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
+	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
 		now := c.scan(root)
@@ -298,9 +327,9 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
 		return hookio.PostOutcome{}
 	}
-	c, data := active(in, getenv)
-	if c == nil {
-		return hookio.PostOutcome{}
+	c, data, err := active(in, getenv)
+	if c == nil || err != nil {
+		return hookio.PostOutcome{} // the Write gate denied it already
 	}
 	_, real, rel := resolve(project.Root(getenv, in.Cwd()), path)
 	a, _ := c.Match(rel)
@@ -333,7 +362,10 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // made with the contracts off), the stop is blocked, once in a row, with
 // every broken rule.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	c, data := active(in, getenv)
+	c, data, err := active(in, getenv)
+	if err != nil {
+		return blockOnce(in, unreadable(err))
+	}
 	if c == nil {
 		return hookio.StopOutcome{}
 	}
@@ -375,9 +407,15 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if len(problems) == 0 {
 		return hookio.StopOutcome{}
 	}
-	msg := fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s.", name, File, strings.Join(problems, "; "))
+	return blockOnce(in, fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, strings.Join(problems, "; ")))
+}
+
+// blockOnce blocks a stop, unless it follows a block: then it lets it
+// through with the message, so that an agent that cannot fix what is said
+// is not held in a loop.
+func blockOnce(in hookio.Input, msg string) hookio.StopOutcome {
 	if in.Get("stop_hook_active").Bool() {
-		return hookio.StopOutcome{SystemMessage: msg + " Let through: the stop already follows a block."}
+		return hookio.StopOutcome{SystemMessage: msg + " (let through: the stop already follows a block)."}
 	}
-	return hookio.StopOutcome{Block: true, Reason: msg + " To fix: write them again with the fields corrected (this stop is blocked once)."}
+	return hookio.StopOutcome{Block: true, Reason: msg + " (this stop is blocked once)."}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
-	"github.com/rodin-gate/rodin/pkg/project"
 )
 
 // Event is one thing an unattended loop's leader wants to know without
@@ -72,7 +71,12 @@ func subjectOf(in hookio.Input) string {
 // "unattended") is answered with a deny and what to do, never an allow,
 // and recorded for `rodin events`.
 func PermissionRequest(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	c, _ := active(in, getenv)
+	c, _, err := active(in, getenv)
+	if err != nil {
+		// Whether the writer is unattended cannot be told: the dialog is
+		// left to Claude Code (rodin never allows), and the user told.
+		return hookio.PostOutcome{SystemMessage: unreadable(err)}
+	}
 	if c == nil {
 		return hookio.PostOutcome{}
 	}
@@ -93,10 +97,8 @@ func Notification(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
 		return hookio.PostOutcome{}
 	}
-	if c, _ := active(in, getenv); c == nil {
-		if _, err := os.Stat(filepath.Join(project.Root(getenv, in.Cwd()), File)); err != nil {
-			return hookio.PostOutcome{}
-		}
+	if c, _, err := active(in, getenv); c == nil && err == nil {
+		return hookio.PostOutcome{}
 	}
 	name, id := Writer(in)
 	kind, _, _ := in.Field("notification_type")

@@ -32,8 +32,13 @@ func snapshotPath(data, session string) string {
 	return filepath.Join(data, "contracts", session+".json")
 }
 
-// noneMark is the snapshot of a session that started without contracts.
-const noneMark = "none\n"
+// noneMark is the snapshot of a session that started without contracts;
+// brokenMark begins that of one whose contracts file was broken (said at
+// session start), followed by the file.
+const (
+	noneMark   = "none\n"
+	brokenMark = "broken\n"
+)
 
 // TakeSnapshot keeps root's contracts for the session (rodin setup, at
 // session start). It returns a note for the user when the file is broken:
@@ -54,7 +59,7 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 		if _, perr := Parse(b); perr != nil {
 			// Kept so that it never decodes: the hooks then parse it,
 			// fail, and deny.
-			b = append([]byte("broken\n"), b...)
+			b = append([]byte(brokenMark), b...)
 			note = fmt.Sprintf("%s is broken (%v): every write of a JSON or Markdown file in the project is denied until it is fixed and a new session starts, or RODIN_CONTRACTS=off", File, perr)
 		}
 	}
