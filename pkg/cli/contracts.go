@@ -10,7 +10,10 @@ import (
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/contracts"
+	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // runContracts is `rodin contracts check FILE [--json]` and `rodin
@@ -47,19 +50,28 @@ type contractCheck struct {
 	Artifact   string                `json:"artifact,omitempty"`
 	OK         bool                  `json:"ok"`
 	Violations []contracts.Violation `json:"violations"`
-	Error      string                `json:"error,omitempty"`
+	// Evidence is "checked", "not checked" (no --session given), or ""
+	// for an artifact without an evidence rule.
+	Evidence string `json:"evidence,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 func contractsCheck(e *env, args []string) error {
 	var asJSON bool
+	var session, agent string
 	pos, err := flags("contracts check", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
+		fs.StringVar(&session, "session", "", "check the commands an evidence rule cites against the runs rodin observed in this session")
+		fs.StringVar(&agent, "agent", "", "with --session: the agent_id of the writer, for evidence at level independent (none: the main thread)")
 	})
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usageError{"contracts check takes one file"}
+	}
+	if session != "" && !planfile.ValidSessionID(session) {
+		return usageError{fmt.Sprintf("%q is not a session id", session)}
 	}
 	out := contractCheck{File: pos[0], Violations: []contracts.Violation{}}
 	fail := func(err error) error {
@@ -106,6 +118,17 @@ func contractsCheck(e *env, args []string) error {
 		return fail(err)
 	}
 	out.Violations = append(out.Violations, a.CheckContent(content, vars, realRoot)...)
+	if a.Evidence != nil {
+		out.Evidence = "not checked"
+		if session != "" {
+			data := evidence.DataDir(e.getenv)
+			if data == "" {
+				return fail(withHint(verifygate.ErrNoDataDir, "start a Claude Code session with rodin once"))
+			}
+			out.Evidence = "checked"
+			out.Violations = append(out.Violations, a.CheckEvidence(content, c.Witnessed(data, session, realRoot, agent))...)
+		}
+	}
 	out.OK = len(out.Violations) == 0
 	if asJSON {
 		writeJSON(e.stdout, out)
@@ -116,6 +139,9 @@ func contractsCheck(e *env, args []string) error {
 		for _, v := range out.Violations {
 			fmt.Fprintf(e.stdout, "  %s\n", v)
 		}
+	}
+	if !asJSON && out.Evidence == "not checked" {
+		fmt.Fprintf(e.stdout, "  (its evidence rule was not checked: --session ID checks the commands it cites against the runs rodin observed in that session)\n")
 	}
 	if !out.OK {
 		return errSilent

@@ -202,13 +202,18 @@ Artifact contracts: what the files agents hand each other must hold, as a
 project's .rodin/contracts.json says (docs/contracts.md).
 
   check FILE   checks FILE's content against the contract whose path fits
-               it (the field rules; who wrote it, first-writer and evidence
-               are checked by the hooks when it is written) and names every
-               broken rule: at <field>: expected <x>, got <y>
+               it (the field rules, and the evidence rule with --session;
+               who wrote it and first-writer are checked by the hooks when
+               it is written) and names every broken rule:
+               at <field>: expected <x>, got <y>
   init NAME    writes .rodin/contracts.json from a template: rlp-desk
 
 Flags (check):
-  --json   the result as JSON: file, artifact, ok, violations
+  --json         the result as JSON: file, artifact, ok, violations, evidence
+  --session ID   check the commands an evidence rule cites against the runs
+                 rodin observed in that Claude Code session
+  --agent ID     with --session: the writer's agent_id, for the level
+                 independent (none: the session's main thread)
 
 Exit status: 0 the file keeps its contract, 1 it does not, or no contract
 covers it. Example:

@@ -18,6 +18,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 // seen is what rodin last saw of one artifact: the file's size, time and
@@ -203,6 +204,10 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if c == nil {
 		return hookio.PostOutcome{}
 	}
+	if verifygate.Off(getenv) && c.hasEvidence() {
+		// The verify gate records runs; off, the evidence rules still need them.
+		verifygate.AppendRun(in, getenv)
+	}
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	var problems []string
@@ -275,6 +280,11 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			if !restored {
 				for _, v := range a.CheckContent(b, vars, root) {
 					broken = append(broken, v.String())
+				}
+				if a.Evidence != nil {
+					for _, v := range a.CheckEvidence(b, c.witness(getenv, in.SessionID(), root, id)) {
+						broken = append(broken, v.String())
+					}
 				}
 			}
 			if len(broken) > 0 {
@@ -418,4 +428,14 @@ func blockOnce(in hookio.Input, msg string) hookio.StopOutcome {
 		return hookio.StopOutcome{SystemMessage: msg + " (let through: the stop already follows a block)."}
 	}
 	return hookio.StopOutcome{Block: true, Reason: msg + " (this stop is blocked once)."}
+}
+
+// hasEvidence reports whether an artifact has an evidence rule.
+func (c *Contracts) hasEvidence() bool {
+	for _, a := range c.Artifacts {
+		if a.Evidence != nil {
+			return true
+		}
+	}
+	return false
 }

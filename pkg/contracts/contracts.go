@@ -32,6 +32,8 @@ type Contracts struct {
 	Roles      map[string][]string `json:"roles"`
 	Unattended []string            `json:"unattended,omitempty"`
 	Artifacts  []Artifact          `json:"artifacts"`
+
+	paths []string // every artifact's path, when Artifacts holds only the one matched
 }
 
 // Artifact is the contract of one kind of file.
@@ -149,14 +151,18 @@ func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]strin
 	var found gjson.Result
 	var segs []segment
 	var vars map[string]string
+	var paths []string
 	gjson.GetBytes(b, "artifacts").ForEach(func(_, a gjson.Result) bool {
+		paths = append(paths, a.Get("path").String())
+		if found.Exists() {
+			return true
+		}
 		s, err := parsePath(a.Get("path").String())
 		if err != nil {
 			return true
 		}
 		if v, ok := (&Artifact{segments: s}).match(rel); ok {
 			found, segs, vars = a, s, v
-			return false
 		}
 		return true
 	})
@@ -168,7 +174,7 @@ func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]strin
 		return nil, nil, nil, &Error{Msg: err.Error()}
 	}
 	a.segments = segs
-	c := &Contracts{Version: 1}
+	c := &Contracts{Version: 1, paths: paths}
 	if r := gjson.GetBytes(b, "roles"); r.Exists() {
 		if err := json.Unmarshal([]byte(r.Raw), &c.Roles); err != nil {
 			return nil, nil, nil, &Error{At: "roles", Msg: err.Error()}

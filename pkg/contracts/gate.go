@@ -184,6 +184,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 
 	var broken []string
+	unbacked := false // an evidence rule broken
 	name, id := Writer(in)
 	if v := a.writerProblem(c, name); v != "" {
 		broken = append(broken, v)
@@ -193,8 +194,8 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return deny("Cannot read %s to check this %s against the %s contract: %v. To fix: make the file readable, then try again.", rel, tool, a.Name, err)
 	}
-	if v := a.claim(getenv, real, exists, in.SessionID(), id); v != "" {
-		broken = append(broken, v)
+	if a.Once == "first-writer" && exists {
+		broken = append(broken, onceKept)
 	}
 	next, ok := edits.Apply(tool, in.Get("tool_input"), string(old), exists)
 	if !ok {
@@ -205,11 +206,25 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		for _, v := range a.CheckContent([]byte(next), vars, realRoot) {
 			broken = append(broken, v.String())
 		}
+		if a.Evidence != nil {
+			w := c.witness(getenv, in.SessionID(), realRoot, id)
+			for _, v := range a.CheckEvidence([]byte(next), w) {
+				broken = append(broken, v.String())
+				unbacked = true
+			}
+		}
+	}
+	if len(broken) == 0 {
+		// Claimed last: a write refused for another rule does not keep
+		// the file from the next writer.
+		if v := a.claim(getenv, real, exists, in.SessionID(), id); v != "" {
+			broken = append(broken, v)
+		}
 	}
 	if len(broken) == 0 {
 		return hookio.NoDecision
 	}
-	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, strings.Join(broken, "; "), fixFor(a))
+	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, strings.Join(broken, "; "), fixFor(a, unbacked))
 }
 
 // resolve is the project root and the written path with their links
@@ -253,14 +268,20 @@ func (a *Artifact) writerProblem(c *Contracts, name string) string {
 	return fmt.Sprintf("at (writer): expected %s, got %s (role %s)", strings.Join(a.Writers, " or "), name, strings.Join(roles, ", "))
 }
 
-// fixFor is what to do about a broken contract.
-func fixFor(a *Artifact) string {
-	switch a.Once {
-	case "first-writer":
-		return "a first-writer file is never written again; if the writer or a field is wrong, correct the call; otherwise leave the file as it is."
-	default:
-		return "write the file again with the fields corrected, as the agent the contract names."
+// onceKept is the broken once rule of a second write of a first-writer file.
+const onceKept = "at (once): expected the first writer's file to stay, got a second write"
+
+// fixFor is what to do about a broken contract; unbacked when a claimed
+// run was not one rodin observed.
+func fixFor(a *Artifact, unbacked bool) string {
+	fix := "write the file again with the fields corrected, as the agent the contract names."
+	if a.Once == "first-writer" {
+		fix = "a first-writer file is never written again; if the writer or a field is wrong, correct the call; otherwise leave the file as it is."
 	}
+	if unbacked {
+		fix = "run each command the file says succeeded, as a Bash call of its own from the project root (at level " + a.Evidence.Level + ": " + levelNeeds(a.Evidence.Level) + "), cite it exactly as it ran, claim only what passed, then write the file."
+	}
+	return fix
 }
 
 // claim applies `once`: a first-writer file that exists is denied to
@@ -273,7 +294,7 @@ func (a *Artifact) claim(getenv func(string) string, real string, exists bool, s
 		return ""
 	}
 	if a.Once == "first-writer" && exists {
-		return "at (once): expected the first writer's file to stay, got a second write"
+		return onceKept
 	}
 	data := evidence.DataDir(getenv)
 	if data == "" {
@@ -307,4 +328,24 @@ func (a *Artifact) claim(getenv func(string) string, real string, exists bool, s
 		return "at (once): expected one write by each agent, got a second write by this one"
 	}
 	return "at (once): expected the first writer's file to stay, got a write after another writer claimed it"
+}
+
+// witness is what rodin observed in the session, for an evidence rule.
+func (c *Contracts) witness(getenv func(string) string, session, root, agentID string) Witness {
+	data := evidence.DataDir(getenv)
+	if data == "" || !planfile.ValidSessionID(session) {
+		return Witness{Root: root, Err: errors.New("rodin has no data directory to keep runs in")}
+	}
+	return c.Witnessed(data, session, root, agentID)
+}
+
+// levelNeeds says what an evidence level asks of a run, for messages.
+func levelNeeds(level string) string {
+	switch level {
+	case "fresh":
+		return "after the last change of a project file"
+	case "independent":
+		return "after the last change of a project file, by the agent that writes the file itself"
+	}
+	return "in this session"
 }

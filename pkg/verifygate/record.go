@@ -24,14 +24,21 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	if Off(getenv) {
 		return hookio.PostOutcome{}
 	}
+	AppendRun(in, getenv)
+	return hookio.PostOutcome{}
+}
+
+// AppendRun adds the Bash call of in to the session's record of runs:
+// what it ran, from where, by which agent, and how it ended.
+func AppendRun(in hookio.Input, getenv func(string) string) {
 	session := in.SessionID()
 	data := evidence.DataDir(getenv)
 	if !planfile.ValidSessionID(session) || data == "" {
-		return hookio.PostOutcome{}
+		return
 	}
 	cmd, ok, err := in.Field("tool_input.command")
 	if !ok || err != nil {
-		return hookio.PostOutcome{}
+		return
 	}
 	// The time is read from the clock files are stamped with, never from
 	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
@@ -43,13 +50,12 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	case "PostToolUseFailure":
 		r.Exit = exitCode(in)
 	default:
-		return hookio.PostOutcome{}
+		return
 	}
 	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
 		r.Exit = ledger.ExitUnsandboxed
 	}
 	ledger.Append(data, session, r)
-	return hookio.PostOutcome{}
 }
 
 // finishedExit is the exit a PostToolUse reports: 0 only for a call that
