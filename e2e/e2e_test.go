@@ -10,6 +10,7 @@ import (
 	"os/exec"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
+	"github.com/rodin-gate/rodin/pkg/contracts"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -430,10 +431,13 @@ func testSourceEditsStartNoHook(t *testing.T, rel claudecli.Release) {
 	srv.main = append(srv.main, func(s *server, _ int) []block {
 		return []block{tool("Write", map[string]any{"file_path": filepath.Join(project, "NOTES.md"), "content": "# Notes\n"})}
 	}, say("Done."))
-	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits"})
+	// A project with artifact contracts: their gate runs in pretooluse
+	// and posttooluse, which source edits must not start either.
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", files: map[string]string{".rodin/contracts.json": contracts.Templates["rlp-desk"]}})
 	project = s.project
 
 	count := s.countStarts("posttooluse")
+	preCount := s.countStarts("pretooluse")
 
 	s.prompt("Edit main.go a hundred times, then write the notes.")
 	if r := s.waitResult("Write", 1); r.IsError {
@@ -455,6 +459,12 @@ func testSourceEditsStartNoHook(t *testing.T, rel claudecli.Release) {
 		t.Errorf("posttooluse started %d times for 1 prompt, 1 Write and %d Edits of main.go and 1 Write of NOTES.md; want 2 (the prompt and the NOTES.md write)", starts, edits)
 	} else {
 		t.Logf("posttooluse started twice: for the prompt and NOTES.md, not for the Write and %d Edits of main.go", edits)
+	}
+	b, _ = os.ReadFile(preCount)
+	if starts := strings.Count(string(b), "start"); starts != 1 {
+		t.Errorf("pretooluse (the plan guard, the verify gate's tick check, the contracts gate) started %d times for 1 Write and %d Edits of main.go and 1 Write of NOTES.md; want 1 (NOTES.md)", starts, edits)
+	} else {
+		t.Logf("pretooluse started once: for NOTES.md, not for the Write and %d Edits of main.go", edits)
 	}
 }
 

@@ -99,7 +99,8 @@ var subagents = map[string]string{
 	"exercise-evaluator": "You judge a test run of a Claude Code skill.",
 	// A project agent of the capture tests (a loop's worker), as a
 	// subagent or as the session's agent.
-	"worker": "You are the loop's worker.",
+	"worker":   "You are the loop's worker.",
+	"verifier": "You are the loop's verifier.",
 }
 
 var planPathRe = regexp.MustCompile(`(/[^\s"'\x60]*/\.claude/plans/[^\s"'\x60/]+\.md)`)
@@ -191,7 +192,7 @@ func (s *server) answer(body []byte) (string, []block) {
 			return kind, blocks
 		}
 		return kind, []block{text("Done.")}
-	case "worker":
+	case "worker", "verifier":
 		if step := scriptSteps(body); step < len(s.agentTurns[kind]) {
 			blocks := s.agentTurns[kind][step](s, step)
 			for i := range blocks {
