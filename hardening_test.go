@@ -2,6 +2,7 @@ package rodin_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
@@ -167,4 +169,62 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// 20 PreToolUse processes at once, each a different worker run writing
+// the same first-writer sentinel: exactly one is let through, the other 19
+// denied naming the once rule. Repeated, because races are rare.
+func TestFirstWriterRaceProcesses(t *testing.T) {
+	const trials, procs = 10, 20
+	const session = "b89c8bbf-0567-4b71-9765-23162d176ca0"
+	for trial := 0; trial < trials; trial++ {
+		home, root, data := t.TempDir(), t.TempDir(), t.TempDir()
+		if err := os.MkdirAll(filepath.Join(root, ".rodin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"CLAUDE_PLUGIN_DATA=" + data, "CLAUDE_PROJECT_DIR=" + root}
+		start := hook(t, "rodin", home, fmt.Appendf(nil, `{"session_id":%q,"cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, session, root), env...)
+		start.Args = append(start.Args, "setup")
+		if out, err := start.CombinedOutput(); err != nil {
+			t.Fatalf("rodin setup: %v\n%s", err, out)
+		}
+		sentinel := filepath.Join(root, ".rlp-desk", "memos", "race-blocked.md")
+		var wg sync.WaitGroup
+		codes := make([]int, procs)
+		outs := make([]string, procs)
+		for i := 0; i < procs; i++ {
+			cmd := hook(t, "pretooluse", home, fmt.Appendf(nil, `{"session_id":%q,"cwd":%q,"agent_id":"w%d","agent_type":"worker","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":%q,"content":"BLOCKED: ALL\n"}}`, session, root, i, sentinel), env...)
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				out, err := cmd.Output()
+				outs[i] = string(out)
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					codes[i] = exit.ExitCode()
+				} else if err != nil {
+					t.Errorf("trial %d process %d: %v", trial, i, err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		through, denied := 0, 0
+		for i, c := range codes {
+			switch {
+			case c == 0 && outs[i] == "":
+				through++
+			case c == 2 && strings.Contains(outs[i], "at (once): expected the first writer's file to stay, got a write after another writer claimed it"):
+				denied++
+			default:
+				t.Fatalf("trial %d process %d: exit %d %s", trial, i, c, outs[i])
+			}
+		}
+		if through != 1 || denied != procs-1 {
+			t.Fatalf("trial %d: %d let through, %d denied; want exactly one through", trial, through, denied)
+		}
+	}
+	t.Logf("%d trials of %d concurrent PreToolUse processes racing for one first-writer file: one through each time", trials, procs)
 }
