@@ -42,46 +42,62 @@ func copyPath(data, real string) string {
 	return filepath.Join(data, "contracts", "copies", hex.EncodeToString(sum[:]))
 }
 
-// scan lists the project's artifacts as they are: the files of each
-// artifact's directory whose names fit its path. A path with a {name} in
-// a directory is not scanned (the Write/Edit gate still sees it).
+// maxScanDirs bounds the directories a {name} in an artifact's directory
+// makes the Bash check list, per artifact: it runs after every command.
+const maxScanDirs = 1000
+
+// scan lists the project's artifacts as they are: the files whose paths
+// fit an artifact's, found by listing the directories its path can name
+// (a {name} in a directory stands for each subdirectory whose name fits,
+// up to maxScanDirs of them).
 func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 	out := map[string]fs.FileInfo{}
 	listed := map[string][]fs.DirEntry{}
+	list := func(d string) []fs.DirEntry {
+		entries, ok := listed[d]
+		if !ok {
+			entries, _ = os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+			listed[d] = entries
+		}
+		return entries
+	}
+	join := func(d, name string) string {
+		if d == "" {
+			return name
+		}
+		return d + "/" + name
+	}
 	for i := range c.Artifacts {
 		a := &c.Artifacts[i]
 		n := len(a.segments)
 		if n == 0 {
 			continue
 		}
-		var dir []string
-		literal := true
-		for _, s := range a.segments[:n-1] {
-			if len(s) != 1 || s[0].name != "" {
-				literal = false
-				break
+		dirs := []string{""}
+		for _, seg := range a.segments[:n-1] {
+			var next []string
+			for _, d := range dirs {
+				if len(seg) == 1 && seg[0].name == "" {
+					next = append(next, join(d, seg[0].lit))
+					continue
+				}
+				for _, e := range list(d) {
+					if e.IsDir() && seg.bind(e.Name(), map[string]string{}) && len(next) < maxScanDirs {
+						next = append(next, join(d, e.Name()))
+					}
+				}
 			}
-			dir = append(dir, s[0].lit)
+			dirs = next
 		}
-		if !literal {
-			continue
-		}
-		d := strings.Join(dir, "/")
-		entries, ok := listed[d]
-		if !ok {
-			entries, _ = os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
-			listed[d] = entries
-		}
-		for _, e := range entries {
-			rel := e.Name()
-			if d != "" {
-				rel = d + "/" + rel
-			}
-			if _, ok := a.match(rel); !ok {
-				continue
-			}
-			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
-				out[rel] = fi
+		for _, d := range dirs {
+			for _, e := range list(d) {
+				rel := join(d, e.Name())
+				if _, ok := a.match(rel); !ok {
+					continue
+				}
+				if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+					out[rel] = fi
+				}
 			}
 		}
 	}
@@ -275,6 +291,11 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 						broken = append(broken, v)
 					}
 					keepCopy(data, real, b)
+				}
+			}
+			if a.Once == "per-agent" {
+				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+					broken = append(broken, v)
 				}
 			}
 			if !restored {
