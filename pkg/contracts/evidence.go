@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -175,7 +176,7 @@ func (w Witness) latest(cmd string, own bool) (run *ledger.Run, others bool) {
 		if r.Kind != ledger.KindBash || !verifygate.Evidential(r.Command) || verifygate.Normalize(r.Command) != want {
 			continue
 		}
-		if r.Cwd != "" && r.Cwd != w.Root {
+		if !w.atRoot(r.Cwd) {
 			continue
 		}
 		if own && r.Agent != w.AgentID {
@@ -185,6 +186,16 @@ func (w Witness) latest(cmd string, own bool) (run *ledger.Run, others bool) {
 		return r, others
 	}
 	return nil, others
+}
+
+// atRoot reports whether a run's directory is the project root (Root has
+// its links resolved; the session's cwd may reach it through one).
+func (w Witness) atRoot(cwd string) bool {
+	if cwd == "" || filepath.Clean(cwd) == w.Root {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	return err == nil && real == w.Root
 }
 
 // tree is the project tree whose changes make a run stale: the verify
