@@ -282,21 +282,9 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				broken = append(broken, v)
 			}
 			restored := false
-			if a.Once == "first-writer" {
-				if had && restore(data, real) {
-					broken = append(broken, "at (once): expected the first writer's file to stay, got a second write; rodin put the first back")
-					restored = true
-				} else if !had {
-					if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
-						broken = append(broken, v)
-					}
-					keepCopy(data, real, b)
-				}
-			}
-			if a.Once == "per-agent" {
-				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
-					broken = append(broken, v)
-				}
+			if a.Once == "first-writer" && had && restore(data, real) {
+				broken = append(broken, "at (once): expected the first writer's file to stay, got a second write; rodin put the first back")
+				restored = true
 			}
 			if !restored {
 				for _, v := range a.CheckContent(b, vars, root) {
@@ -308,17 +296,45 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					}
 				}
 			}
+			switch {
+			case a.Once == "first-writer" && !had && len(broken) == 0:
+				// A new first-writer file that keeps every other rule is
+				// claimed, as a Write would be, and copied to be restored.
+				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+					broken = append(broken, v)
+					if restore(data, real) {
+						broken = append(broken, "rodin put the first writer's file back")
+					} else {
+						os.Remove(real)
+						broken = append(broken, "rodin removed this one")
+					}
+				} else {
+					keepCopy(data, real, b)
+				}
+			case a.Once == "first-writer" && !had:
+				// One that breaks a rule is not the first writer's file: gone,
+				// so the rightful writer can write it.
+				os.Remove(real)
+				broken = append(broken, "rodin removed it: a first-writer file is kept only when it keeps its contract")
+			case a.Once == "per-agent":
+				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+					broken = append(broken, v)
+				}
+			}
 			if len(broken) > 0 {
 				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
 			}
-			if cur, err := os.Stat(real); err == nil {
-				by := name
-				if restored {
-					b, _ = os.ReadFile(real)
-					by = before.By // the first writer's file, back
-				}
-				state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b), by}
+			cur, err := os.Stat(real)
+			if err != nil {
+				delete(state, rel)
+				continue
 			}
+			by := name
+			if restored || a.Once == "first-writer" && len(broken) > 0 {
+				b, _ = os.ReadFile(real)
+				by = before.By // the first writer's file, back
+			}
+			state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b), by}
 		}
 		if !changed {
 			return nil, nil
