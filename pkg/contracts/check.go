@@ -57,7 +57,9 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 	if !doc.IsObject() {
 		return []Violation{{Rule: "json", Expected: "a JSON object", Got: describe(doc)}}
 	}
-	// Each top-level key once: parsers disagree on which of two wins.
+	// Each key once, at every depth: parsers disagree on which of two wins
+	// (rodin would judge one value, the reader use the other).
+	out := duplicateKeys(doc, "", 0, nil)
 	seen := map[string]int{}
 	values := map[string]gjson.Result{}
 	doc.ForEach(func(k, v gjson.Result) bool {
@@ -65,7 +67,6 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 		values[k.String()] = v
 		return true
 	})
-	var out []Violation
 	names := make([]string, 0, len(a.Fields))
 	for name := range a.Fields {
 		names = append(names, name)
@@ -78,8 +79,7 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 			out = append(out, Violation{Field: name, Rule: rule, Expected: expected, Got: describe(v)})
 		}
 		if seen[name] > 1 {
-			out = append(out, Violation{Field: name, Rule: "duplicate", Expected: "the key once", Got: fmt.Sprintf("%d times", seen[name])})
-			continue
+			continue // named by duplicateKeys
 		}
 		if !present || v.Type == gjson.Null {
 			// null reads as absent, as rlp-desk's validator reads it.
@@ -134,6 +134,57 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 				bad("oneOf", "one of ["+strings.Join(allowed, ", ")+"]")
 			}
 		}
+	}
+	return out
+}
+
+// maxDepth bounds the nesting of an artifact's JSON that rodin walks.
+const maxDepth = 64
+
+// duplicateKeys names every key that appears more than once in an object,
+// at any depth, in document order; nesting deeper than maxDepth is
+// refused rather than walked.
+func duplicateKeys(v gjson.Result, at string, depth int, out []Violation) []Violation {
+	if depth > maxDepth {
+		return append(out, Violation{Field: at, Rule: "depth", Expected: fmt.Sprintf("at most %d levels of nesting", maxDepth), Got: "more"})
+	}
+	join := func(k string) string {
+		if at == "" {
+			return k
+		}
+		return at + "." + k
+	}
+	switch {
+	case v.IsObject():
+		count := map[string]int{}
+		var order []string
+		v.ForEach(func(k, _ gjson.Result) bool {
+			if count[k.String()] == 0 {
+				order = append(order, k.String())
+			}
+			count[k.String()]++
+			return true
+		})
+		for _, k := range order {
+			if count[k] > 1 {
+				out = append(out, Violation{Field: join(k), Rule: "duplicate", Expected: "the key once", Got: fmt.Sprintf("%d times", count[k])})
+			}
+		}
+		v.ForEach(func(k, c gjson.Result) bool {
+			if c.IsObject() || c.IsArray() {
+				out = duplicateKeys(c, join(k.String()), depth+1, out)
+			}
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, c gjson.Result) bool {
+			if c.IsObject() || c.IsArray() {
+				out = duplicateKeys(c, fmt.Sprintf("%s[%d]", at, i), depth+1, out)
+			}
+			i++
+			return true
+		})
 	}
 	return out
 }
