@@ -95,7 +95,8 @@ func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 				if _, ok := a.match(rel); !ok {
 					continue
 				}
-				if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+				// Links too: one at an artifact's path is a write to check.
+				if fi, err := e.Info(); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
 					out[rel] = fi
 				}
 			}
@@ -265,6 +266,24 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 						}
 					}
 				}
+				continue
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(real)
+				msg := fmt.Sprintf("%s (the %s contract): at (the file): expected a regular file at the artifact's path, got a link (to %s)", rel, a.Name, target)
+				if a.Once == "first-writer" && restore(data, real) {
+					msg += "; rodin put the first writer's file back"
+					if b, err := os.ReadFile(real); err == nil {
+						if fi, err := os.Stat(real); err == nil {
+							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), before.By}
+						}
+					}
+				} else {
+					os.Remove(real) // the link only: its target is left as it is
+					delete(state, rel)
+					msg += "; rodin removed the link"
+				}
+				problems = append(problems, msg)
 				continue
 			}
 			b, err := safefile.ReadFile(real, MaxArtifact)
@@ -439,11 +458,15 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		if a == nil {
 			continue
 		}
-		content, err := safefile.ReadFile(filepath.Join(root, filepath.FromSlash(rel)), MaxArtifact)
-		if err != nil {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		var broken []string
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			broken = append(broken, "at (the file): expected a regular file at the artifact's path, got a link")
+		}
+		content, err := safefile.ReadFile(p, MaxArtifact)
+		if err != nil && len(broken) == 0 {
 			continue // gone: a first-writer file is put back by the Bash check
 		}
-		var broken []string
 		for _, v := range a.CheckContent(content, vars, root) {
 			broken = append(broken, v.String())
 		}

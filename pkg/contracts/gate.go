@@ -166,6 +166,23 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.NoDecision
 	}
 	realRoot, real, rel := resolve(root, path)
+	// The path as the call names it: an artifact's path that is a link (or
+	// runs through one) would let the file a reader opens be written
+	// unchecked, or be another file than the one judged.
+	if literal := literalRel(root, realRoot, path); literal != "" && literal != rel {
+		_, la, _, _, err := sessionArtifact(getenv, in.SessionID(), realRoot, literal)
+		if err != nil {
+			return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, literal, err, File)
+		}
+		if la != nil {
+			if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return deny("This %s of %s breaks the %s contract (%s): at (the file): expected a regular file at the artifact's path, got a link (to %s). To fix: remove the link (`rm %s`), then write the file itself.", tool, literal, la.Name, File, real, literal)
+			}
+			// A directory on the way is a link: the file is judged at the
+			// path its readers open.
+			rel = literal
+		}
+	}
 	if rel == "" {
 		return hookio.NoDecision // outside the project
 	}
@@ -256,6 +273,16 @@ func resolve(root, path string) (realRoot, real, rel string) {
 		realRoot = r
 	}
 	return realRoot, real, project.Rel(realRoot, real)
+}
+
+// literalRel is the path a call names relative to the project root, its
+// links not followed ("" outside the project).
+func literalRel(root, realRoot, path string) string {
+	path = filepath.Clean(path)
+	if rel := project.Rel(root, path); rel != "" {
+		return rel
+	}
+	return project.Rel(realRoot, path)
 }
 
 // writerProblem is the broken writers rule for a writer ("main", an agent
