@@ -341,7 +341,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				}
 			}
 			if len(broken) > 0 {
-				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
+				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, rules(broken)))
 			}
 			cur, err := os.Stat(real)
 			if err != nil {
@@ -371,7 +371,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if len(problems) == 0 {
 		return hookio.PostOutcome{}
 	}
-	return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] This Bash command (%s's) left artifacts that break their contracts (%s): %s. To fix: write them again with the Write tool, as the agent each contract names, with the fields corrected.", name, File, strings.Join(problems, "; "))}
+	return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] This Bash command (%s's) left artifacts that break their contracts (%s): %s. To fix: write them again with the Write tool, as the agent each contract names, with the fields corrected.", name, File, rules(problems))}
 }
 
 // restore puts rodin's copy of a first-writer file back; false when it
@@ -471,13 +471,13 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 			broken = append(broken, v.String())
 		}
 		if len(broken) > 0 {
-			problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, strings.Join(broken, "; ")))
+			problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, rules(broken)))
 		}
 	}
 	if len(problems) == 0 {
 		return hookio.StopOutcome{}
 	}
-	return blockOnce(in, fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, strings.Join(problems, "; ")))
+	return blockOnce(in, fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, rules(problems)))
 }
 
 // blockOnce blocks a stop, unless it follows a block: then it lets it

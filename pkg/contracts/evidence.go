@@ -75,7 +75,11 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 	if !steps.IsArray() {
 		return nil // the field rules say what is missing
 	}
+	if n := len(steps.Array()); n > maxSteps {
+		return []Violation{{Field: ev.Each, Rule: "evidence", Expected: fmt.Sprintf("at most %d steps", maxSteps), Got: fmt.Sprintf("%d", n)}}
+	}
 	rank := levelRank(ev.Level)
+	runs := w.byCommand()
 	type claim struct {
 		at, cmd string
 		run     *ledger.Run
@@ -105,7 +109,7 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 			out = append(out, Violation{Field: at, Rule: "evidence", Expected: want, Got: "rodin's record of runs unreadable (" + w.Err.Error() + ")"})
 			continue
 		}
-		run, others := w.latest(cmd.String(), rank == 2)
+		run, others := w.latest(runs, cmd.String(), rank == 2)
 		switch {
 		case run == nil:
 			got := "no such run"
@@ -165,17 +169,32 @@ func member(obj gjson.Result, name string) gjson.Result {
 	return out
 }
 
+// maxSteps bounds the steps of an artifact with an evidence rule: each is
+// looked up, and the check runs after every Bash command.
+const maxSteps = 1000
+
+// byCommand indexes the runs that can be evidence by their command, so
+// that each step costs one look-up however long the session's record.
+func (w Witness) byCommand() map[string][]*ledger.Run {
+	out := map[string][]*ledger.Run{}
+	for i := range w.Runs {
+		r := &w.Runs[i]
+		if r.Kind == ledger.KindBash && verifygate.Evidential(r.Command) {
+			k := verifygate.Normalize(r.Command)
+			out[k] = append(out[k], r)
+		}
+	}
+	return out
+}
+
 // latest is the last run of command cmd that can speak for it: the same
 // command (white space at its ends aside), one line, from the project
 // root, and by the writing agent when own is set (others then says whether
 // other agents ran it).
-func (w Witness) latest(cmd string, own bool) (run *ledger.Run, others bool) {
-	want := verifygate.Normalize(cmd)
-	for i := len(w.Runs) - 1; i >= 0; i-- {
-		r := &w.Runs[i]
-		if r.Kind != ledger.KindBash || !verifygate.Evidential(r.Command) || verifygate.Normalize(r.Command) != want {
-			continue
-		}
+func (w Witness) latest(runs map[string][]*ledger.Run, cmd string, own bool) (run *ledger.Run, others bool) {
+	rs := runs[verifygate.Normalize(cmd)]
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
 		if !w.atRoot(r.Cwd) {
 			continue
 		}

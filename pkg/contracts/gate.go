@@ -241,7 +241,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if len(broken) == 0 {
 		return hookio.NoDecision
 	}
-	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, strings.Join(broken, "; "), fixFor(a, unbacked))
+	return deny("This %s of %s breaks the %s contract (%s): %s. To fix: %s", tool, rel, a.Name, File, rules(broken), fixFor(a, unbacked))
 }
 
 // resolve is the project root and the written path with their links
@@ -375,4 +375,16 @@ func levelNeeds(level string) string {
 		return "after the last change of a project file, by the agent that writes the file itself"
 	}
 	return "in this session"
+}
+
+// maxRules bounds the broken rules a message lists: an agent reads the
+// first ones, fixes them, and is told the rest on its next try.
+const maxRules = 25
+
+// rules joins broken rules for a message, at most maxRules of them.
+func rules(broken []string) string {
+	if len(broken) <= maxRules {
+		return strings.Join(broken, "; ")
+	}
+	return strings.Join(broken[:maxRules], "; ") + fmt.Sprintf("; and %d more (`rodin contracts check FILE` lists every one)", len(broken)-maxRules)
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/ledger"
 )
 
 // TestFirstWriterRace: 20 writers race for one first-writer file, each in
@@ -86,5 +88,49 @@ func BenchmarkPreWrite(b *testing.B) {
 		if out := PreWrite(in, getenv); out.Deny {
 			b.Fatal(out.Reason)
 		}
+	}
+}
+
+// An evidence rule's cost and message are bounded: more than maxSteps
+// steps is one broken rule, each step one look-up in the runs indexed by
+// command, and a message lists maxRules rules and counts the rest.
+func TestEvidenceBounds(t *testing.T) {
+	a := &Artifact{Name: "claim", Path: "memos/{slug}-claim.json", Evidence: &Evidence{Level: "observed", Each: "steps", When: map[string]any{"exit_code": 0.0}, Command: "command"}}
+	claim := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"steps":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"command":"check-%d","exit_code":0}`, i)
+		}
+		b.WriteString(`]}`)
+		return []byte(b.String())
+	}
+	w := Witness{Root: "/p"}
+	for i := range 5000 {
+		w.Runs = append(w.Runs, ledger.Run{Kind: ledger.KindBash, Command: fmt.Sprintf("true #%s%d", strings.Repeat("a", 4000), i), Cwd: "/p"})
+	}
+	w.Runs = append(w.Runs, ledger.Run{Kind: ledger.KindBash, Command: "check-7", Cwd: "/p"})
+
+	got := a.CheckEvidence(claim(maxSteps+1), w)
+	if len(got) != 1 || got[0].String() != fmt.Sprintf("at steps: expected at most %d steps, got %d", maxSteps, maxSteps+1) {
+		t.Fatalf("%d steps: %v", maxSteps+1, got)
+	}
+	start := time.Now()
+	got = a.CheckEvidence(claim(maxSteps), w)
+	took := time.Since(start)
+	if len(got) != maxSteps-1 {
+		t.Fatalf("%d steps, one backed: %d broken rules", maxSteps, len(got))
+	}
+	t.Logf("%d steps against %d runs of 4 KB commands: %v", maxSteps, len(w.Runs), took)
+	var broken []string
+	for _, v := range got {
+		broken = append(broken, v.String())
+	}
+	msg := rules(broken)
+	if n := strings.Count(msg, "at steps["); n != maxRules || !strings.HasSuffix(msg, fmt.Sprintf("; and %d more (`rodin contracts check FILE` lists every one)", maxSteps-1-maxRules)) {
+		t.Fatalf("the message lists %d rules: ...%s", n, msg[len(msg)-120:])
 	}
 }
