@@ -425,8 +425,9 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // Stop is the route for Stop, SubagentStop and TaskCompleted: while the
 // agent that stops leaves an artifact it wrote this session that breaks
 // its contract as the file stands now (a PRD changed under it, a write
-// made with the contracts off), the stop is blocked, once in a row, with
-// every broken rule.
+// made with the contracts off, a claim a Bash command wrote that it was
+// told is unbacked, one gone stale), the stop is blocked, once in a row,
+// with every broken rule.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	c, data, err := active(in, getenv)
 	if err != nil {
@@ -444,7 +445,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return hookio.StopOutcome{}
 	}
 	root := realRoot(getenv, in.Cwd())
-	name, _ := Writer(in)
+	name, id := Writer(in)
 	rels := make([]string, 0, len(state))
 	for rel, s := range state {
 		if s.By == name {
@@ -469,6 +470,12 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		}
 		for _, v := range a.CheckContent(content, vars, root) {
 			broken = append(broken, v.String())
+		}
+		if a.Evidence != nil {
+			// A claim the agent was told is unbacked, and left as it was.
+			for _, v := range a.CheckEvidence(content, c.witness(getenv, in.SessionID(), root, id)) {
+				broken = append(broken, v.String())
+			}
 		}
 		if len(broken) > 0 {
 			problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, rules(broken)))
