@@ -104,6 +104,7 @@ func contractsCheck(e *env, args []string) error {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fail(fmt.Errorf("%s is outside the project %s", pos[0], root))
 	}
+	c.Fold = contracts.FoldsCase(realRoot)
 	a, vars := c.Match(rel)
 	if a == nil {
 		var paths []string

@@ -82,7 +82,7 @@ func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 					continue
 				}
 				for _, e := range list(d) {
-					if e.IsDir() && seg.bind(e.Name(), map[string]string{}) && len(next) < maxScanDirs {
+					if e.IsDir() && seg.bind(e.Name(), map[string]string{}, c.Fold) && len(next) < maxScanDirs {
 						next = append(next, join(d, e.Name()))
 					}
 				}
@@ -92,7 +92,7 @@ func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 		for _, d := range dirs {
 			for _, e := range list(d) {
 				rel := join(d, e.Name())
-				if _, ok := a.match(rel); !ok {
+				if _, ok := a.match(rel, c.Fold); !ok {
 					continue
 				}
 				// Links too: one at an artifact's path is a write to check.
@@ -182,9 +182,13 @@ func active(in hookio.Input, getenv func(string) string) (*Contracts, string, er
 	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
 		return nil, "", nil
 	}
-	c, data, err := sessionContracts(getenv, in.SessionID(), realRoot(getenv, in.Cwd()))
+	root := realRoot(getenv, in.Cwd())
+	c, data, err := sessionContracts(getenv, in.SessionID(), root)
 	if errors.Is(err, errBroken) {
 		return nil, data, nil
+	}
+	if c != nil {
+		c.Fold = FoldsCase(root)
 	}
 	return c, data, err
 }
@@ -390,7 +394,7 @@ func restore(data, real string) bool {
 // copy.
 func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	path := in.FilePath()
-	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
+	if lower := strings.ToLower(path); !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".md") {
 		return hookio.PostOutcome{}
 	}
 	c, data, err := active(in, getenv)

@@ -34,6 +34,9 @@ type Contracts struct {
 	Artifacts  []Artifact          `json:"artifacts"`
 
 	paths []string // every artifact's path, when Artifacts holds only the one matched
+	// Fold matches paths whatever their case: set when the project's file
+	// system finds names so (FoldsCase).
+	Fold bool
 }
 
 // Artifact is the contract of one kind of file.
@@ -144,7 +147,7 @@ func decodeTrusted(b []byte) (*Contracts, error) {
 // matchTrusted finds the artifact whose path fits rel in a contracts file
 // Parse accepted before (the session's snapshot), decoding that artifact and
 // the roles only: a hook pays for the contract it applies, not the file.
-func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]string, error) {
+func matchTrusted(b []byte, rel string, fold bool) (*Contracts, *Artifact, map[string]string, error) {
 	if !gjson.ValidBytes(b) {
 		return nil, nil, nil, &Error{Msg: "not valid JSON"}
 	}
@@ -161,7 +164,7 @@ func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]strin
 		if err != nil {
 			return true
 		}
-		if v, ok := (&Artifact{segments: s}).match(rel); ok {
+		if v, ok := (&Artifact{segments: s}).match(rel, fold); ok {
 			found, segs, vars = a, s, v
 		}
 		return true
@@ -174,7 +177,7 @@ func matchTrusted(b []byte, rel string) (*Contracts, *Artifact, map[string]strin
 		return nil, nil, nil, &Error{Msg: err.Error()}
 	}
 	a.segments = segs
-	c := &Contracts{Version: 1, paths: paths}
+	c := &Contracts{Version: 1, paths: paths, Fold: fold}
 	if r := gjson.GetBytes(b, "roles"); r.Exists() {
 		if err := json.Unmarshal([]byte(r.Raw), &c.Roles); err != nil {
 			return nil, nil, nil, &Error{At: "roles", Msg: err.Error()}
@@ -425,7 +428,7 @@ func (c *Contracts) RoleOf(writer string) []string {
 func (c *Contracts) Match(rel string) (*Artifact, map[string]string) {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	for i := range c.Artifacts {
-		if vars, ok := c.Artifacts[i].match(rel); ok {
+		if vars, ok := c.Artifacts[i].match(rel, c.Fold); ok {
 			return &c.Artifacts[i], vars
 		}
 	}

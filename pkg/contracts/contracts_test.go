@@ -158,3 +158,44 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// On a file system that finds names whatever their case, an artifact's
+// path matches whatever the case of its literal text; its {names} bind the
+// text as written.
+func TestMatchFold(t *testing.T) {
+	c, err := Parse([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{".RLP-DESK/memos/Demo-iter-signal.json", ".rlp-desk/MEMOS/Demo-ITER-SIGNAL.JSON"} {
+		if a, _ := c.Match(rel); a != nil {
+			t.Errorf("%s matched %s without folding", rel, a.Name)
+		}
+		c.Fold = true
+		a, vars := c.Match(rel)
+		c.Fold = false
+		if a == nil || a.Name != "iter-signal" || vars["slug"] != "Demo" {
+			t.Errorf("%s folded: %v %v", rel, a, vars)
+		}
+	}
+}
+
+// FoldsCase tells a directory from another whose name differs in case only.
+func TestFoldsCase(t *testing.T) {
+	top := t.TempDir()
+	lower := filepath.Join(top, "memos")
+	if err := os.Mkdir(lower, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	upper := filepath.Join(top, "Memos")
+	if err := os.Mkdir(upper, 0o755); err == nil {
+		// A file system that tells case apart: two directories.
+		if FoldsCase(lower) || FoldsCase(upper) {
+			t.Fatal("two directories whose names differ in case taken for one")
+		}
+		return
+	}
+	if !FoldsCase(lower) {
+		t.Fatal("Memos could not be made beside memos, yet the file system is said to tell case apart")
+	}
+}

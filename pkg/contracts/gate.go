@@ -100,6 +100,15 @@ func startedWithout(getenv func(string) string, session string) bool {
 // no snapshot (one started before rodin kept them). exists reports whether
 // the session has contracts at all.
 func sessionArtifact(getenv func(string) string, session, root, rel string) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
+	c, a, vars, exists, err = sessionArtifactCase(getenv, session, root, rel, false)
+	if err == nil && exists && a == nil && FoldsCase(root) {
+		// memos/A-CLAIM.json is memos/a-claim.json there.
+		return sessionArtifactCase(getenv, session, root, rel, true)
+	}
+	return c, a, vars, exists, err
+}
+
+func sessionArtifactCase(getenv func(string) string, session, root, rel string, fold bool) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
 	if data := evidence.DataDir(getenv); data != "" && planfile.ValidSessionID(session) {
 		b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
 		switch {
@@ -108,7 +117,7 @@ func sessionArtifact(getenv func(string) string, session, root, rel string) (c *
 		case err == nil:
 			// Accepted by Parse at session start (a broken file is kept so
 			// that it does not decode: Parse then says why).
-			if c, a, vars, err := matchTrusted(b, rel); err == nil {
+			if c, a, vars, err := matchTrusted(b, rel, fold); err == nil {
 				return c, a, vars, true, nil
 			}
 			_, err = Parse(b)
@@ -127,6 +136,7 @@ func sessionArtifact(getenv func(string) string, session, root, rel string) (c *
 	if c, err = Parse(b); err != nil {
 		return nil, nil, nil, true, err
 	}
+	c.Fold = fold
 	a, vars = c.Match(rel)
 	return c, a, vars, true, nil
 }
@@ -152,8 +162,8 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.NoDecision
 	}
 	path := in.FilePath()
-	if !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".md") {
-		return hookio.NoDecision
+	if lower := strings.ToLower(path); !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".md") {
+		return hookio.NoDecision // hooks.json's filters match whatever the case
 	}
 	root := project.Root(getenv, in.Cwd())
 	if root == "" {

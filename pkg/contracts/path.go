@@ -2,6 +2,8 @@ package contracts
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -95,14 +97,17 @@ func parsePath(p string) ([]segment, error) {
 // shortest text that lets the rest match (at least one byte); it records
 // the names in vars and reports whether it matched. A name bound twice
 // must bind the same text.
-func (s segment) bind(text string, vars map[string]string) bool {
+func (s segment) bind(text string, vars map[string]string, fold bool) bool {
 	if len(s) == 0 {
 		return text == ""
 	}
 	p := s[0]
 	if p.name == "" {
+		if fold {
+			return len(text) >= len(p.lit) && strings.EqualFold(text[:len(p.lit)], p.lit) && s[1:].bind(text[len(p.lit):], vars, fold)
+		}
 		rest, ok := strings.CutPrefix(text, p.lit)
-		return ok && s[1:].bind(rest, vars)
+		return ok && s[1:].bind(rest, vars, fold)
 	}
 	for n := 1; n <= len(text); n++ {
 		val := text[:n]
@@ -111,7 +116,7 @@ func (s segment) bind(text string, vars map[string]string) bool {
 		}
 		_, had := vars[p.name]
 		vars[p.name] = val
-		if s[1:].bind(text[n:], vars) {
+		if s[1:].bind(text[n:], vars, fold) {
 			return true
 		}
 		if !had {
@@ -121,17 +126,47 @@ func (s segment) bind(text string, vars map[string]string) bool {
 	return false
 }
 
-// match reports whether rel fits the artifact's path, and what it binds.
-func (a *Artifact) match(rel string) (map[string]string, bool) {
+// match reports whether rel fits the artifact's path, and what it binds;
+// with fold, its literal text whatever its case (a file system that finds
+// names whatever their case opens the artifact under any of them).
+func (a *Artifact) match(rel string, fold bool) (map[string]string, bool) {
 	texts := strings.Split(rel, "/")
 	if len(texts) != len(a.segments) {
 		return nil, false
 	}
 	vars := map[string]string{}
 	for i, s := range a.segments {
-		if !s.bind(texts[i], vars) {
+		if !s.bind(texts[i], vars, fold) {
 			return nil, false
 		}
 	}
 	return vars, true
+}
+
+// FoldsCase reports whether the file system holding dir finds a name
+// whatever its case (macOS's and Windows' default): dir is asked for with
+// the case of one letter of its name (or of a parent's) turned.
+func FoldsCase(dir string) bool {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		base := filepath.Base(d)
+		for i := 0; i < len(base); i++ {
+			c := base[i]
+			var turned byte
+			switch {
+			case c >= 'a' && c <= 'z':
+				turned = c - 'a' + 'A'
+			case c >= 'A' && c <= 'Z':
+				turned = c - 'A' + 'a'
+			default:
+				continue
+			}
+			other := filepath.Join(filepath.Dir(d), base[:i]+string(turned)+base[i+1:])
+			a, err1 := os.Lstat(d)
+			b, err2 := os.Lstat(other)
+			return err1 == nil && err2 == nil && os.SameFile(a, b)
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
