@@ -59,14 +59,33 @@ func (a *Artifact) CheckContent(content []byte, vars map[string]string, root str
 	}
 	// Each key once, at every depth: parsers disagree on which of two wins
 	// (rodin would judge one value, the reader use the other).
-	out := duplicateKeys(doc, "", 0, nil)
+	// The top level is read once for both: its keys counted, its values
+	// kept, the nested ones walked.
 	seen := map[string]int{}
 	values := map[string]gjson.Result{}
+	var order []string
+	var nested []gjson.Result // keys and values, in pairs
+	var out []Violation
 	doc.ForEach(func(k, v gjson.Result) bool {
-		seen[k.String()]++
-		values[k.String()] = v
+		name := k.String()
+		if seen[name] == 0 {
+			order = append(order, name)
+		}
+		seen[name]++
+		values[name] = v
+		if v.IsObject() || v.IsArray() {
+			nested = append(nested, k, v)
+		}
 		return true
 	})
+	for _, k := range order {
+		if seen[k] > 1 {
+			out = append(out, Violation{Field: k, Rule: "duplicate", Expected: "the key once", Got: fmt.Sprintf("%d times", seen[k])})
+		}
+	}
+	for i := 0; i < len(nested); i += 2 {
+		out = duplicateKeys(nested[i+1], nested[i].String(), 1, out)
+	}
 	names := make([]string, 0, len(a.Fields))
 	for name := range a.Fields {
 		names = append(names, name)
