@@ -182,7 +182,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if literal := literalRel(root, realRoot, path); literal != "" && literal != rel {
 		_, la, _, _, err := sessionArtifact(getenv, in.SessionID(), realRoot, literal)
 		if err != nil {
-			return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, literal, err, File)
+			return cannotRead(tool, literal, err)
 		}
 		if la != nil {
 			if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -198,7 +198,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	c, a, vars, has, err := sessionArtifact(getenv, in.SessionID(), realRoot, rel)
 	if err != nil {
-		return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, rel, err, File)
+		return cannotRead(tool, rel, err)
 	}
 	if strings.HasPrefix(rel, ".rodin/") {
 		if _, err := os.Stat(filepath.Join(realRoot, File)); has || err == nil {
@@ -283,6 +283,11 @@ func resolve(root, path string) (realRoot, real, rel string) {
 		realRoot = r
 	}
 	return realRoot, real, project.Rel(realRoot, real)
+}
+
+// cannotRead is the Write gate's deny when the contracts cannot be read.
+func cannotRead(tool, rel string, err error) hookio.PreOutcome {
+	return deny("The artifact contracts cannot be read, so this %s of %s is denied: %v. To fix: the user fixes %s (then starts a new session), or sets RODIN_CONTRACTS=off.", tool, rel, err, File)
 }
 
 // literalRel is the path a call names relative to the project root, its
