@@ -35,6 +35,8 @@ fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzSeal$' -fuzztime {{time}} ./pkg/planfile
     go test -run '^$' -fuzz '^FuzzLookup$' -fuzztime {{time}} ./pkg/hookio
     go test -run '^$' -fuzz '^FuzzStringField$' -fuzztime {{time}} ./pkg/hookio
+    go test -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}} ./pkg/contracts
+    go test -run '^$' -fuzz '^FuzzCheckArtifact$' -fuzztime {{time}} ./pkg/contracts
 
 # Capture the hook inputs of a real session on each pinned Claude Code
 # release into testdata/fixtures/claude-code-<version> (replayed by the tests).

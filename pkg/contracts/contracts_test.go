@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/ledger"
 )
 
 func TestTemplatesParse(t *testing.T) {
@@ -198,4 +201,57 @@ func TestFoldsCase(t *testing.T) {
 	if !FoldsCase(lower) {
 		t.Fatal("Memos could not be made beside memos, yet the file system is said to tell case apart")
 	}
+}
+
+// FuzzCheckArtifact: whatever a handover file holds, the field and
+// evidence rules answer (no panic, no endless walk), every violation says
+// what was expected and what was found, and a file that keeps its rules
+// has no key twice.
+func FuzzCheckArtifact(f *testing.F) {
+	f.Add([]byte(`{"slug":"demo","signal_type":"done_claim","execution_steps":[{"command":"go test ./...","exit_code":0},{"command":null,"exit_code":null}]}`))
+	f.Add([]byte(`{"slug":"demo","execution_steps":[{"command":"a","exit_code":1,"exit_code":0}]}`))
+	f.Add([]byte(`{"execution_steps":[[[[[[{"a":{"b":[{"c":1,"c":2}]}}]]]]]]}`))
+	f.Add([]byte(`{"slug":"demo","execution_steps":[{"command":"go test ./...\u00a0","exit_code":0e0}]}`))
+	c, err := Parse([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		f.Fatal(err)
+	}
+	a, vars := c.Match(".rlp-desk/memos/demo-done-claim.json")
+	w := Witness{Root: "/p", Runs: []ledger.Run{{Kind: ledger.KindBash, Command: "go test ./...", Cwd: "/p"}}}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		vs := a.CheckContent(content, vars, t.TempDir())
+		vs = append(vs, a.CheckEvidence(content, w)...)
+		dup := false
+		for _, v := range vs {
+			if v.Expected == "" || v.Got == "" {
+				t.Fatalf("a violation without its expected or got: %+v", v)
+			}
+			dup = dup || v.Rule == "duplicate" || v.Rule == "depth"
+		}
+		if !dup && gjson.ValidBytes(content) && hasDuplicateKey(gjson.ParseBytes(content), 0) {
+			t.Fatalf("a key twice, not named: %s", content)
+		}
+	})
+}
+
+// hasDuplicateKey is the fuzz test's own, plain reading of "a key twice".
+func hasDuplicateKey(v gjson.Result, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	found := false
+	if v.IsObject() {
+		seen := map[string]bool{}
+		v.ForEach(func(k, c gjson.Result) bool {
+			found = found || seen[k.String()] || hasDuplicateKey(c, depth+1)
+			seen[k.String()] = true
+			return !found
+		})
+	} else if v.IsArray() {
+		v.ForEach(func(_, c gjson.Result) bool {
+			found = found || hasDuplicateKey(c, depth+1)
+			return !found
+		})
+	}
+	return found
 }
