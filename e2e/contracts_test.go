@@ -168,6 +168,57 @@ func testRlpDeskCampaign(t *testing.T, rel claudecli.Release) {
 // verifierAgent is a project agent, a loop's verifier.
 const verifierAgent = "---\nname: verifier\ndescription: Verifies the worker's claim.\ntools: Write, Read, Bash\n---\nYou are the loop's verifier. Check the claim and write the verdict.\n"
 
+// TestTeammateNamedWorker: with agent teams on, a lead names a
+// general-purpose teammate "worker"; its calls carry agent_type "worker",
+// as a worker subagent's would. Its Write of the worker's signal is refused
+// in its own turn as teammate:worker's, while the same Write by a worker
+// subagent in the same session passes.
+func TestTeammateNamedWorker(t *testing.T) { eachRelease(t, testTeammateNamedWorker) }
+
+func testTeammateNamedWorker(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	signal := func(s *server, _ int) []block {
+		return []block{tool("Write", map[string]any{"file_path": filepath.Join(s.vars["project"], ".rlp-desk", "memos", "demo-iter-signal.json"),
+			"content": `{"slug":"demo","iteration":1,"us_id":"US-001","status":"verify"}`})}
+	}
+	srv.agentTurns = map[string][]turn{
+		"teammate": {signal, say("Tried.")},
+		"worker":   {signal, say("Signal written.")},
+	}
+	srv.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Agent", map[string]any{"name": "worker", "description": "iterate", "prompt": "Write the iteration signal."})}
+		},
+		func(*server, int) []block {
+			return []block{tool("Agent", map[string]any{"subagent_type": "worker", "description": "iterate", "prompt": "Write the iteration signal.", "run_in_background": false})}
+		},
+		say("Done."),
+	}
+	opt := options{mode: "acceptEdits", env: []string{"CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1"}, files: deskFiles(), setup: func(s *session, _ []string) {
+		srv.mu.Lock()
+		srv.vars["project"] = s.project
+		srv.mu.Unlock()
+	}}
+	s := startSession(t, rel.Path, srv, opt)
+	s.prompt("Run one iteration with a teammate.")
+	want := "at (writer): expected worker or leader, got teammate:worker (role unknown)"
+	// Both run in the background: wait (two minutes at most) for the
+	// teammate to be told and the worker's signal to land.
+	var got []byte
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		got, _ = os.ReadFile(filepath.Join(s.project, ".rlp-desk", "memos", "demo-iter-signal.json"))
+		if len(got) > 0 && srv.told("teammate", want) {
+			break
+		}
+	}
+	if !srv.told("teammate", want) {
+		t.Errorf("the teammate named worker was not told, in its own turn, %q\n%s", want, srv.summary())
+	}
+	if !strings.Contains(string(got), `"status":"verify"`) {
+		t.Errorf("the worker subagent's signal: %q", got)
+	}
+}
+
 // told reports whether a request of that kind of agent carries want: what
 // the model was told, in its own turn.
 func (s *server) told(kind, want string) bool {

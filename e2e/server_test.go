@@ -154,6 +154,10 @@ func (s *server) answer(body []byte) (string, []block) {
 			kind = "main"
 		}
 	}
+	// An agent-team teammate's conversation opens with its lead's message.
+	if strings.Contains(gjson.GetBytes(body, "messages.0").Raw, "<teammate-message") {
+		kind = "teammate"
+	}
 	s.requests = append(s.requests, recorded{kind, body})
 	s.body = body
 	if dir := os.Getenv("RODIN_E2E_DUMP"); dir != "" {
@@ -192,7 +196,7 @@ func (s *server) answer(body []byte) (string, []block) {
 			return kind, blocks
 		}
 		return kind, []block{text("Done.")}
-	case "worker", "verifier":
+	case "worker", "verifier", "teammate":
 		if step := scriptSteps(body); step < len(s.agentTurns[kind]) {
 			blocks := s.agentTurns[kind][step](s, step)
 			for i := range blocks {

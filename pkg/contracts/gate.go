@@ -142,14 +142,37 @@ func sessionArtifactCase(getenv func(string) string, session, root, rel string, 
 }
 
 // Writer is who makes a tool call: the subagent's type (or the session's,
-// for `claude --agent NAME`), else "main"; with the subagent's run id.
+// for `claude --agent NAME`), else "main"; with the subagent's run id. An
+// agent-team teammate's agent_type is the name its lead gave it, whatever
+// agent it runs (a lead can name a general-purpose teammate "worker"): it
+// is "teammate:NAME", a writer of its own that roles must list.
 func Writer(in hookio.Input) (name, id string) {
 	agent, _, _ := in.Field("agent_type")
 	id, _, _ = in.Field("agent_id")
-	if agent == "" {
+	switch {
+	case agent == "":
 		agent = "main"
+	case IsTeammateID(id):
+		agent = "teammate:" + agent
 	}
 	return agent, id
+}
+
+// IsTeammateID reports whether an agent_id is an agent-team teammate's:
+// "a" + its name + "-" + 16 hex digits (a subagent's is "a" + 17 hex
+// digits, no dash), as 2.1.295 and 2.1.330 write them
+// (testdata/fixtures/claude-code-*/writers-teammate).
+func IsTeammateID(id string) bool {
+	i := strings.LastIndexByte(id, '-')
+	if i < 2 || id[0] != 'a' || len(id)-i-1 != 16 {
+		return false
+	}
+	for _, c := range id[i+1:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // PreWrite is the PreToolUse route for Write, Edit and MultiEdit: a write
