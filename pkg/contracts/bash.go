@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
+	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
@@ -25,7 +26,7 @@ import (
 // content digest.
 type seen struct {
 	Size int64  `json:"size"`
-	Mod  int64  `json:"mod"` // unix ns
+	Mod  int64  `json:"mod"` // unix ns: the newer of its mtime and ctime
 	Sum  string `json:"sum"`
 	By   string `json:"by,omitempty"` // who wrote it this session ("main", an agent type), for the stops
 }
@@ -119,7 +120,7 @@ func recordSeen(c *Contracts, data, session, root string) error {
 		if err != nil {
 			continue
 		}
-		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), ""}
+		state[rel] = seen{fi.Size(), changeTime(fi), digest(b), ""}
 		if a, _ := c.Match(rel); a != nil && a.Once == "first-writer" {
 			keepCopy(data, filepath.Join(root, rel), b)
 		}
@@ -251,7 +252,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		for _, rel := range rels {
 			fi, exists := now[rel]
 			before, had := state[rel]
-			if exists && had && fi.Size() == before.Size && fi.ModTime().UnixNano() == before.Mod {
+			if exists && had && fi.Size() == before.Size && changeTime(fi) == before.Mod {
 				continue
 			}
 			a, vars := c.Match(rel)
@@ -266,7 +267,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					problems = append(problems, fmt.Sprintf("%s (the %s contract): at (once): expected the first writer's file to stay, got it deleted; rodin put it back", rel, a.Name))
 					if b, err := os.ReadFile(real); err == nil {
 						if fi, err := os.Stat(real); err == nil {
-							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), before.By}
+							state[rel] = seen{fi.Size(), changeTime(fi), digest(b), before.By}
 						}
 					}
 				}
@@ -279,7 +280,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					msg += "; rodin put the first writer's file back"
 					if b, err := os.ReadFile(real); err == nil {
 						if fi, err := os.Stat(real); err == nil {
-							state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), before.By}
+							state[rel] = seen{fi.Size(), changeTime(fi), digest(b), before.By}
 						}
 					}
 				} else {
@@ -297,7 +298,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			}
 			sum := digest(b)
 			if had && sum == before.Sum {
-				state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), sum, before.By}
+				state[rel] = seen{fi.Size(), changeTime(fi), sum, before.By}
 				continue
 			}
 			var broken []string
@@ -357,7 +358,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				b, _ = os.ReadFile(real)
 				by = before.By // the first writer's file, back
 			}
-			state[rel] = seen{cur.Size(), cur.ModTime().UnixNano(), digest(b), by}
+			state[rel] = seen{cur.Size(), changeTime(cur), digest(b), by}
 		}
 		if !changed {
 			return nil, nil
@@ -420,7 +421,7 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
 		name, _ := Writer(in)
-		state[rel] = seen{fi.Size(), fi.ModTime().UnixNano(), digest(b), name}
+		state[rel] = seen{fi.Size(), changeTime(fi), digest(b), name}
 		return json.Marshal(state)
 	})
 	return hookio.PostOutcome{}
@@ -510,3 +511,8 @@ func (c *Contracts) hasEvidence() bool {
 	}
 	return false
 }
+
+// changeTime is when a file last changed, for the Bash check's shortcut: the
+// newer of its modification time, which a command can set back (`touch
+// -r`), and its change time, which it cannot.
+func changeTime(fi fs.FileInfo) int64 { return freshness.ChangeTime(fi).UnixNano() }
