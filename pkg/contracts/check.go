@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // MaxArtifact bounds an artifact checked: handover files are small, and a
@@ -216,7 +217,8 @@ func (f Field) allowed(vars map[string]string, root string) ([]string, error) {
 		if filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
 			return nil, fmt.Errorf("%s is outside the project", rel)
 		}
-		b, err := readBounded(filepath.Join(root, rel), MaxArtifact)
+		// Never blocks: a FIFO or a device in the file's place is refused.
+		b, err := safefile.ReadFile(filepath.Join(root, rel), MaxArtifact)
 		if err != nil {
 			return nil, err
 		}
@@ -241,30 +243,6 @@ func (f Field) allowed(vars map[string]string, root string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	b := make([]byte, fi.Size())
-	_, err = f.ReadAt(b, 0)
-	if err != nil && fi.Size() > 0 {
-		return nil, err
-	}
-	return b, nil
 }
 
 func hasType(v gjson.Result, t string) bool {
