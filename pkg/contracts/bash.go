@@ -232,6 +232,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	}
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
+	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	var problems []string
 	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
@@ -315,7 +316,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					broken = append(broken, v.String())
 				}
 				if a.Evidence != nil {
-					for _, v := range a.CheckEvidence(b, c.witness(getenv, in.SessionID(), root, id)) {
+					for _, v := range a.CheckEvidence(b, witness()) {
 						broken = append(broken, v.String())
 					}
 				}
@@ -451,6 +452,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	}
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
+	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	rels := make([]string, 0, len(state))
 	for rel, s := range state {
 		if s.By == name {
@@ -478,7 +480,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		}
 		if a.Evidence != nil {
 			// A claim the agent was told is unbacked, and left as it was.
-			for _, v := range a.CheckEvidence(content, c.witness(getenv, in.SessionID(), root, id)) {
+			for _, v := range a.CheckEvidence(content, witness()) {
 				broken = append(broken, v.String())
 			}
 		}

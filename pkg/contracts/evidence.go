@@ -26,11 +26,20 @@ type Witness struct {
 	Runs      []ledger.Run
 	Damaged   int   // records lost to damage (the runs before them too)
 	Err       error // the record could not be read: no claim is backed
+
+	memo *witnessMemo // what one hook works out once for all the artifacts it checks
+}
+
+// witnessMemo is what a Witness works out at most once: its runs by
+// command, and the project's newest change (one walk of the tree).
+type witnessMemo struct {
+	byCommand map[string][]*ledger.Run
+	newest    *freshness.Change
 }
 
 // Witnessed reads the session's record of runs.
 func (c *Contracts) Witnessed(data, session, root, agentID string) Witness {
-	w := Witness{Root: root, AgentID: agentID, Artifacts: c.paths}
+	w := Witness{Root: root, AgentID: agentID, Artifacts: c.paths, memo: &witnessMemo{}}
 	if w.Artifacts == nil {
 		for _, a := range c.Artifacts {
 			w.Artifacts = append(w.Artifacts, a.Path)
@@ -77,6 +86,9 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 	}
 	if n := len(steps.Array()); n > maxSteps {
 		return []Violation{{Field: ev.Each, Rule: "evidence", Expected: fmt.Sprintf("at most %d steps", maxSteps), Got: fmt.Sprintf("%d", n)}}
+	}
+	if w.memo == nil {
+		w.memo = &witnessMemo{}
 	}
 	rank := levelRank(ev.Level)
 	runs := w.byCommand()
@@ -131,13 +143,14 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 		}
 	}
 	if rank >= 1 && len(backed) > 0 {
-		times := make([]time.Time, len(backed))
-		for i, c := range backed {
-			times[i] = c.run.When()
+		if w.memo.newest == nil {
+			// The newest change in the project decides for every run: it
+			// is after a run or it is not.
+			ch := freshness.Newest(w.tree(), []time.Time{time.Unix(0, 0)})[0]
+			w.memo.newest = &ch
 		}
-		for i, ch := range freshness.Newest(w.tree(), times) {
-			if ch.Path != "" {
-				c := backed[i]
+		for _, c := range backed {
+			if ch := *w.memo.newest; ch.Path != "" && !ch.Time.Before(c.run.When()) {
 				out = append(out, Violation{Field: c.at, Rule: "evidence", Expected: fmt.Sprintf("a run of `%s` with no project file changed since (evidence: %s)", verifygate.Normalize(c.cmd), ev.Level), Got: "a run before " + ch.Path + " changed: run it again"})
 			}
 		}
@@ -176,7 +189,11 @@ const maxSteps = 1000
 // byCommand indexes the runs that can be evidence by their command, so
 // that each step costs one look-up however long the session's record.
 func (w Witness) byCommand() map[string][]*ledger.Run {
+	if w.memo.byCommand != nil {
+		return w.memo.byCommand
+	}
 	out := map[string][]*ledger.Run{}
+	defer func() { w.memo.byCommand = out }()
 	for i := range w.Runs {
 		r := &w.Runs[i]
 		if r.Kind == ledger.KindBash && verifygate.Evidential(r.Command) {
@@ -219,14 +236,17 @@ func (w Witness) atRoot(cwd string) bool {
 
 // tree is the project tree whose changes make a run stale: the verify
 // gate's (its configuration's ignores and hidden directories aside), less
-// the artifacts.
+// the artifacts and their directories.
 func (w Witness) tree() *project.Tree {
 	c, err := project.LoadConfig(w.Root)
 	if err != nil {
 		c = project.Defaults()
 	}
 	for _, p := range w.Artifacts {
-		c.Ignore = append(c.Ignore, globOf(p))
+		// As the verify gate's task files: neither they nor the times of
+		// the directories that hold them (an artifact written after the
+		// run moves its directory's) make a run stale.
+		c.TaskFiles = append(c.TaskFiles, globOf(p))
 	}
 	return project.NewTree(w.Root, c)
 }

@@ -395,6 +395,19 @@ func (a *Artifact) claim(getenv func(string) string, real string, exists bool, s
 	return "at (once): expected the first writer's file to stay, got a write after another writer claimed it"
 }
 
+// lazyWitness reads what rodin observed in the session when an evidence
+// rule first asks, and once for all the artifacts a hook checks.
+func (c *Contracts) lazyWitness(getenv func(string) string, session, root, agentID string) func() Witness {
+	var w *Witness
+	return func() Witness {
+		if w == nil {
+			x := c.witness(getenv, session, root, agentID)
+			w = &x
+		}
+		return *w
+	}
+}
+
 // witness is what rodin observed in the session, for an evidence rule.
 func (c *Contracts) witness(getenv func(string) string, session, root, agentID string) Witness {
 	data := evidence.DataDir(getenv)
