@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
@@ -51,8 +54,8 @@ const maxScanDirs = 1000
 // fit an artifact's, found by listing the directories its path can name
 // (a {name} in a directory stands for each subdirectory whose name fits,
 // up to maxScanDirs of them).
-func (c *Contracts) scan(root string) map[string]fs.FileInfo {
-	out := map[string]fs.FileInfo{}
+func (c *Contracts) scan(root string) (out map[string]fs.FileInfo, truncated []string) {
+	out = map[string]fs.FileInfo{}
 	listed := map[string][]fs.DirEntry{}
 	list := func(d string) []fs.DirEntry {
 		entries, ok := listed[d]
@@ -83,9 +86,14 @@ func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 					continue
 				}
 				for _, e := range list(d) {
-					if e.IsDir() && seg.bind(e.Name(), map[string]string{}, c.Fold) && len(next) < maxScanDirs {
-						next = append(next, join(d, e.Name()))
+					if !seg.bind(e.Name(), map[string]string{}, c.Fold) || !isDir(root, join(d, e.Name()), e) {
+						continue
 					}
+					if len(next) == maxScanDirs {
+						truncated = append(truncated, a.Name)
+						break
+					}
+					next = append(next, join(d, e.Name()))
 				}
 			}
 			dirs = next
@@ -103,7 +111,21 @@ func (c *Contracts) scan(root string) map[string]fs.FileInfo {
 			}
 		}
 	}
-	return out
+	return out, truncated
+}
+
+// isDir reports whether a directory entry is a directory, or a link to one
+// (whose files are then looked at, and refused if it leads outside the
+// project).
+func isDir(root, rel string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil && fi.IsDir()
 }
 
 func digest(b []byte) string {
@@ -115,7 +137,8 @@ func digest(b []byte) string {
 // copy of each first-writer file.
 func recordSeen(c *Contracts, data, session, root string) error {
 	state := map[string]seen{}
-	for rel, fi := range c.scan(root) {
+	found, _ := c.scan(root)
+	for rel, fi := range found {
 		b, err := safefile.ReadFile(filepath.Join(root, rel), MaxArtifact)
 		if err != nil {
 			continue
@@ -233,11 +256,16 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
+	ran := commandWindow(in)
 	var problems []string
 	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
-		now := c.scan(root)
+		now, truncated := c.scan(root)
+		problems = nil
+		for _, name := range truncated {
+			problems = append(problems, fmt.Sprintf("the %s contract: more than %d directories fit its path, and rodin checked the first %d only (narrow its path in %s)", name, maxScanDirs, maxScanDirs, File))
+		}
 		rels := make([]string, 0, len(now)+len(state))
 		for rel := range now {
 			rels = append(rels, rel)
@@ -248,8 +276,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			}
 		}
 		sort.Strings(rels)
-		problems = nil
-		changed := false
+		changed := len(truncated) > 0
 		for _, rel := range rels {
 			fi, exists := now[rel]
 			before, had := state[rel]
@@ -262,39 +289,62 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			}
 			real := filepath.Join(root, filepath.FromSlash(rel))
 			changed = true
+			report := func(format string, args ...any) {
+				problems = append(problems, fmt.Sprintf("%s (the %s contract): ", rel, a.Name)+fmt.Sprintf(format, args...))
+			}
+			note := func(b []byte, by string) {
+				if fi, err := os.Lstat(real); err == nil {
+					state[rel] = seen{fi.Size(), changeTime(fi), digest(b), by}
+				} else {
+					delete(state, rel)
+				}
+			}
+			if outside := leadsOutside(root, real); outside != "" {
+				// rodin writes and removes nothing through it.
+				report("at (the file): expected a file in the project, got one whose directory leads outside it (to %s); rodin leaves it alone", outside)
+				delete(state, rel)
+				continue
+			}
 			if !exists {
 				delete(state, rel)
 				if a.Once == "first-writer" && restore(data, real) {
-					problems = append(problems, fmt.Sprintf("%s (the %s contract): at (once): expected the first writer's file to stay, got it deleted; rodin put it back", rel, a.Name))
-					if b, err := os.ReadFile(real); err == nil {
-						if fi, err := os.Stat(real); err == nil {
-							state[rel] = seen{fi.Size(), changeTime(fi), digest(b), before.By}
-						}
-					}
+					report("at (once): expected the first writer's file to stay, got it deleted; rodin put it back")
+					b, _ := os.ReadFile(real)
+					note(b, before.By)
 				}
 				continue
 			}
+			// What this command wrote, as far as file times tell: a change
+			// before it started is another's (a concurrent agent or
+			// session, a process in the background): checked, never
+			// blamed on it, and nothing of it removed.
+			mine := ran.covers(fi)
 			if fi.Mode()&fs.ModeSymlink != 0 {
 				target, _ := os.Readlink(real)
-				msg := fmt.Sprintf("%s (the %s contract): at (the file): expected a regular file at the artifact's path, got a link (to %s)", rel, a.Name, target)
-				if a.Once == "first-writer" && restore(data, real) {
-					msg += "; rodin put the first writer's file back"
-					if b, err := os.ReadFile(real); err == nil {
-						if fi, err := os.Stat(real); err == nil {
-							state[rel] = seen{fi.Size(), changeTime(fi), digest(b), before.By}
-						}
-					}
-				} else {
+				switch {
+				case a.Once == "first-writer" && restore(data, real):
+					report("at (the file): expected a regular file at the artifact's path, got a link (to %s); rodin put the first writer's file back", target)
+					b, _ := os.ReadFile(real)
+					note(b, before.By)
+				case mine:
 					os.Remove(real) // the link only: its target is left as it is
 					delete(state, rel)
-					msg += "; rodin removed the link"
+					report("at (the file): expected a regular file at the artifact's path, got a link (to %s); rodin removed the link", target)
+				default:
+					report("at (the file): expected a regular file at the artifact's path, got a link (to %s)", target)
+					note(nil, "")
 				}
-				problems = append(problems, msg)
 				continue
 			}
 			b, err := safefile.ReadFile(real, MaxArtifact)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s (the %s contract): cannot be read (%v)", rel, a.Name, err))
+				if a.Once == "first-writer" && had && restore(data, real) {
+					report("cannot be read (%v); rodin put the first writer's file back", err)
+					b, _ := os.ReadFile(real)
+					note(b, before.By)
+				} else {
+					report("cannot be read (%v)", err)
+				}
 				continue
 			}
 			sum := digest(b)
@@ -302,64 +352,66 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				state[rel] = seen{fi.Size(), changeTime(fi), sum, before.By}
 				continue
 			}
-			var broken []string
-			if v := a.writerProblem(c, name); v != "" {
-				broken = append(broken, v)
-			}
-			restored := false
 			if a.Once == "first-writer" && had && restore(data, real) {
-				broken = append(broken, "at (once): expected the first writer's file to stay, got a second write; rodin put the first back")
-				restored = true
+				report("at (once): expected the first writer's file to stay, got a second write; rodin put the first back")
+				b, _ := os.ReadFile(real)
+				note(b, before.By)
+				continue
 			}
-			if !restored {
-				for _, v := range a.CheckContent(b, vars, root) {
+			var broken []string
+			writerID := "\x00another" // not this command's: no one's runs are its own
+			if mine {
+				writerID = id
+				if v := a.writerProblem(c, name); v != "" {
+					broken = append(broken, v)
+				}
+			}
+			for _, v := range a.CheckContent(b, vars, root) {
+				broken = append(broken, v.String())
+			}
+			if a.Evidence != nil {
+				w := witness()
+				w.AgentID = writerID
+				for _, v := range a.CheckEvidence(b, w) {
 					broken = append(broken, v.String())
 				}
-				if a.Evidence != nil {
-					for _, v := range a.CheckEvidence(b, witness()) {
-						broken = append(broken, v.String())
-					}
-				}
+			}
+			by := ""
+			if mine {
+				by = name
 			}
 			switch {
-			case a.Once == "first-writer" && !had && len(broken) == 0:
-				// A new first-writer file that keeps every other rule is
-				// claimed, as a Write would be, and copied to be restored.
-				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+			case a.Once == "first-writer" && mine:
+				// A new first-writer file this command wrote: claimed as a
+				// Write would be and copied to be restored when it keeps
+				// every rule; removed, and the claim let go, when it does
+				// not (the rightful writer can then write it).
+				holder, v := a.claimFile(getenv, real, in.SessionID(), id)
+				switch {
+				case v != "":
 					broken = append(broken, v)
-					if restore(data, real) {
-						broken = append(broken, "rodin put the first writer's file back")
-					} else {
-						os.Remove(real)
-						broken = append(broken, "rodin removed this one")
-					}
-				} else {
+				case holder != "" && restore(data, real):
+					broken = append(broken, "at (once): expected the first writer's file to stay, got a write after another writer claimed it; rodin put the first back")
+					b, _ = os.ReadFile(real)
+					by = before.By
+				case holder != "":
+					broken = append(broken, "at (once): expected the file of the writer that claimed it first, got a write by another")
+				case len(broken) > 0:
+					os.Remove(real)
+					a.unclaim(getenv, real)
+					broken = append(broken, "rodin removed it: a first-writer file is kept only when it keeps its contract")
+				default:
 					keepCopy(data, real, b)
 				}
-			case a.Once == "first-writer" && !had:
-				// One that breaks a rule is not the first writer's file: gone,
-				// so the rightful writer can write it.
-				os.Remove(real)
-				broken = append(broken, "rodin removed it: a first-writer file is kept only when it keeps its contract")
-			case a.Once == "per-agent":
-				if v := a.claim(getenv, real, false, in.SessionID(), id); v != "" {
+			case a.Once == "per-agent" && mine:
+				if _, v := a.claimFile(getenv, real, in.SessionID(), id); v != "" {
 					broken = append(broken, v)
 				}
 			}
 			if len(broken) > 0 {
-				problems = append(problems, fmt.Sprintf("%s (the %s contract): %s", rel, a.Name, rules(broken)))
+				report("%s", rules(broken))
 			}
-			cur, err := os.Stat(real)
-			if err != nil {
-				delete(state, rel)
-				continue
-			}
-			by := name
-			if restored || a.Once == "first-writer" && len(broken) > 0 {
-				b, _ = os.ReadFile(real)
-				by = before.By // the first writer's file, back
-			}
-			state[rel] = seen{cur.Size(), changeTime(cur), digest(b), by}
+			note(b, by)
 		}
 		if !changed {
 			return nil, nil
@@ -518,3 +570,34 @@ func (c *Contracts) hasEvidence() bool {
 // newer of its modification time, which a command can set back (`touch
 // -r`), and its change time, which it cannot.
 func changeTime(fi fs.FileInfo) int64 { return freshness.ChangeTime(fi).UnixNano() }
+
+// window is when a Bash command ran, as far as its hook input tells
+// (duration_ms, which 2.1.295 and 2.1.330 send on PostToolUse and
+// PostToolUseFailure), with two seconds' slack for the hook's own start.
+type window struct {
+	start int64 // unix ns, by the clock files are stamped with
+	known bool
+}
+
+func commandWindow(in hookio.Input) window {
+	d := in.Get("duration_ms")
+	if d.Type != gjson.Number {
+		return window{}
+	}
+	start := freshness.Now().Add(-time.Duration(d.Int())*time.Millisecond - 2*time.Second)
+	return window{start.UnixNano(), true}
+}
+
+// covers reports whether a file changed while the command ran: then the
+// command is taken for its writer.
+func (w window) covers(fi fs.FileInfo) bool { return w.known && changeTime(fi) >= w.start }
+
+// leadsOutside is where a file's directory leads when a link takes it
+// out of the project, "" when it stays in.
+func leadsOutside(root, real string) string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(real))
+	if err != nil || project.Rel(root, dir) != "" || dir == root {
+		return ""
+	}
+	return dir
+}

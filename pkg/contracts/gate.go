@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/evidence"
@@ -349,11 +350,10 @@ func fixFor(a *Artifact, unbacked bool) string {
 	return fix
 }
 
-// claim applies `once`: a first-writer file that exists is denied to
-// everyone; one that does not is claimed (O_EXCL, in rodin's data
-// directory, so two concurrent hooks cannot both pass), and the claim lets
-// only the same writer (session and run) try again. A per-agent file is
-// claimed per writer. It returns the broken rule, "" when kept.
+// claim applies `once` to a Write: a first-writer file that exists is
+// denied to everyone; one that does not is claimed (claimFile), and the
+// claim lets only the same writer (session and run) try again. A per-agent
+// file is claimed per writer. It returns the broken rule, "" when kept.
 func (a *Artifact) claim(getenv func(string) string, real string, exists bool, session, agentID string) string {
 	if a.Once == "" {
 		return ""
@@ -361,38 +361,108 @@ func (a *Artifact) claim(getenv func(string) string, real string, exists bool, s
 	if a.Once == "first-writer" && exists {
 		return onceKept
 	}
+	holder, problem := a.claimFile(getenv, real, session, agentID)
+	switch {
+	case problem != "":
+		return problem
+	case holder != "":
+		return "at (once): expected the first writer's file to stay, got a write after another writer claimed it"
+	}
+	return ""
+}
+
+// claimTTL is how long a first-writer claim whose file never came (the
+// write failed or was refused by the user) or was removed since holds
+// the file: long past any permission dialog, short of the next campaign.
+const claimTTL = 10 * time.Minute
+
+// claimFile takes the claim of real for this writer with an O_EXCL create
+// in rodin's data directory, so that of writers racing across hook
+// processes and sessions exactly one holds it. holder is "" when this
+// writer holds it (taken now, or before by the same session and run),
+// else who does; problem names a claim that could not be kept, or a
+// per-agent file's second write. A first-writer claim older than claimTTL
+// is taken over, one taker at a time, with the copy kept for it.
+func (a *Artifact) claimFile(getenv func(string) string, real, session, agentID string) (holder, problem string) {
 	data := evidence.DataDir(getenv)
 	if data == "" {
-		return "at (once): expected a place to keep who wrote first, got no data directory"
+		return "", "at (once): expected a place to keep who wrote first, got no data directory"
 	}
 	me := session + "/" + agentID
+	p := a.claimPath(data, real, me)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", "at (once): expected a place to keep who wrote first, got " + err.Error()
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, me)
+			f.Close()
+			return "", ""
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", "at (once): expected a place to keep who wrote first, got " + err.Error()
+		}
+		if a.Once == "per-agent" {
+			return "", "at (once): expected one write by each agent, got a second write by this one"
+		}
+		b, _ := os.ReadFile(p)
+		holder = strings.TrimSpace(string(b))
+		switch holder {
+		case me:
+			return "", ""
+		case "":
+			holder = "another writer" // one whose claim is being written
+		}
+		if attempt > 0 || !takeOver(p, copyPath(data, real)) {
+			return holder, ""
+		}
+	}
+	return holder, ""
+}
+
+// takeOver lets go of a first-writer claim older than claimTTL, and of
+// the copy kept for it, so that the caller can claim the file anew; one
+// taker at a time (an O_EXCL lock, itself let go after a minute if its
+// taker died).
+func takeOver(claim, copy string) bool {
+	if fi, err := os.Stat(claim); err != nil || time.Since(fi.ModTime()) < claimTTL {
+		return false
+	}
+	lock := claim + ".takeover"
+	if fi, err := os.Stat(lock); err == nil && time.Since(fi.ModTime()) > time.Minute {
+		os.Remove(lock)
+	}
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	defer os.Remove(lock)
+	if fi, err := os.Stat(claim); err != nil || time.Since(fi.ModTime()) < claimTTL {
+		return false // taken over by another meanwhile
+	}
+	os.Remove(copy)
+	return os.Remove(claim) == nil
+}
+
+// unclaim lets go of a first-writer claim this writer took for a file
+// that did not keep its contract.
+func (a *Artifact) unclaim(getenv func(string) string, real string) {
+	if data := evidence.DataDir(getenv); data != "" {
+		os.Remove(a.claimPath(data, real, ""))
+	}
+}
+
+// claimPath is where the claim of real is kept: one per file, or per file
+// and writer for a per-agent file.
+func (a *Artifact) claimPath(data, real, me string) string {
 	key := real
 	if a.Once == "per-agent" {
 		key += "\x00" + me
 	}
 	sum := sha256.Sum256([]byte(key))
-	dir := filepath.Join(data, "contracts", "claims")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "at (once): expected a place to keep who wrote first, got " + err.Error()
-	}
-	p := filepath.Join(dir, hex.EncodeToString(sum[:]))
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		fmt.Fprintln(f, me)
-		f.Close()
-		return ""
-	}
-	if !errors.Is(err, fs.ErrExist) {
-		return "at (once): expected a place to keep who wrote first, got " + err.Error()
-	}
-	b, _ := os.ReadFile(p)
-	if a.Once == "first-writer" && strings.TrimSpace(string(b)) == me && !exists {
-		return "" // the same writer, again, before its file was written
-	}
-	if a.Once == "per-agent" {
-		return "at (once): expected one write by each agent, got a second write by this one"
-	}
-	return "at (once): expected the first writer's file to stay, got a write after another writer claimed it"
+	return filepath.Join(data, "contracts", "claims", hex.EncodeToString(sum[:]))
 }
 
 // lazyWitness reads what rodin observed in the session when an evidence
