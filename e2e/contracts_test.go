@@ -127,7 +127,7 @@ func testRlpDeskCampaign(t *testing.T, rel claudecli.Release) {
 	for _, c := range []struct{ who, what, want string }{
 		{"worker", "a bad signal", "breaks the iter-signal contract (.rodin/contracts.json): at iteration: expected >= 1, got 0; at status: expected one of [continue, verify, verify_partial, blocked], got \\\"done\\\"; at us_id: expected one of [US-001, ALL], got \\\"US-999\\\""},
 		{"worker", "a claim of a check that never ran", "breaks the done-claim contract (.rodin/contracts.json): at execution_steps[0].command: expected a run of `sh check.sh` from the project root that rodin observed in this session (evidence: observed), got no such run"},
-		{"main", "a Bash-written bad verdict", "left artifacts that break their contracts (.rodin/contracts.json): .rlp-desk/memos/demo-verify-verdict.json (the verdict contract): at (writer): expected verifier, got main (role leader)"},
+		{"main", "a Bash-written bad verdict", "artifacts break their contracts (.rodin/contracts.json): .rlp-desk/memos/demo-verify-verdict.json (the verdict contract): at (writer): expected verifier, got main (role leader)"},
 		{"verifier", "the worker's claim", "breaks the done-claim contract (.rodin/contracts.json): at (writer): expected worker, got verifier (role verifier); at (once): expected the first writer's file to stay, got a second write"},
 		{"main", "a second blocked sentinel by Bash", "demo-blocked.md (the blocked contract): at (once): expected the first writer's file to stay, got a second write; rodin put the first back"},
 		{"main", "a second blocked sentinel by Write", "breaks the blocked contract (.rodin/contracts.json): at (once): expected the first writer's file to stay, got a second write"},

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -257,8 +258,29 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	ran := commandWindow(in)
-	var problems []string
-	_, err = safefile.Update(statePath(data, in.SessionID()), MaxFile, func(old []byte) ([]byte, error) {
+	problems, err := c.sweep(getenv, in.SessionID(), data, root, name, id, ran, witness)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A session from before rodin kept what it saw: from now on.
+		recordSeen(c, data, in.SessionID(), root)
+		return hookio.PostOutcome{}
+	}
+	if err != nil {
+		return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] rodin cannot tell which artifacts this Bash command changed (%v), so it cannot check them against %s. To fix: run `rodin doctor`; write artifacts with the Write tool meanwhile.", err, File)}
+	}
+	if len(problems) == 0 {
+		return hookio.PostOutcome{}
+	}
+	return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] After this Bash command (%s's), artifacts break their contracts (%s): %s. To fix: write them again with the Write tool, as the agent each contract names, with the fields corrected.", name, File, rules(problems))}
+}
+
+// sweep looks at the project's artifacts as they are against what rodin
+// last saw of them in the session, checks each one created, changed or
+// deleted since, notes it, and returns what breaks a contract. Changes made
+// while ran covers them are taken for the writer's (name, id), and only
+// those are blamed on it or removed; a first-writer file changed by anyone
+// is put back.
+func (c *Contracts) sweep(getenv func(string) string, session, data, root, name, id string, ran window, witness func() Witness) (problems []string, err error) {
+	_, err = safefile.Update(statePath(data, session), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
 		now, truncated := c.scan(root)
@@ -386,7 +408,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 				// Write would be and copied to be restored when it keeps
 				// every rule; removed, and the claim let go, when it does
 				// not (the rightful writer can then write it).
-				holder, v := a.claimFile(getenv, real, in.SessionID(), id)
+				holder, v := a.claimFile(getenv, real, session, id)
 				switch {
 				case v != "":
 					broken = append(broken, v)
@@ -404,7 +426,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 					keepCopy(data, real, b)
 				}
 			case a.Once == "per-agent" && mine:
-				if _, v := a.claimFile(getenv, real, in.SessionID(), id); v != "" {
+				if _, v := a.claimFile(getenv, real, session, id); v != "" {
 					broken = append(broken, v)
 				}
 			}
@@ -418,18 +440,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		}
 		return json.Marshal(state)
 	})
-	if errors.Is(err, fs.ErrNotExist) {
-		// A session from before rodin kept what it saw: from now on.
-		recordSeen(c, data, in.SessionID(), root)
-		return hookio.PostOutcome{}
-	}
-	if err != nil {
-		return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] rodin cannot tell which artifacts this Bash command changed (%v), so it cannot check them against %s. To fix: run `rodin doctor`; write artifacts with the Write tool meanwhile.", err, File)}
-	}
-	if len(problems) == 0 {
-		return hookio.PostOutcome{}
-	}
-	return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] This Bash command (%s's) left artifacts that break their contracts (%s): %s. To fix: write them again with the Write tool, as the agent each contract names, with the fields corrected.", name, File, rules(problems))}
+	return problems, err
 }
 
 // restore puts rodin's copy of a first-writer file back; false when it
@@ -494,25 +505,32 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if c == nil {
 		return hookio.StopOutcome{}
 	}
-	b, err := safefile.ReadFile(statePath(data, in.SessionID()), MaxFile)
-	if err != nil {
-		return hookio.StopOutcome{}
-	}
-	state := map[string]seen{}
-	if json.Unmarshal(b, &state) != nil {
-		return hookio.StopOutcome{}
-	}
 	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
+	// What changed since rodin last looked, outside any tool call it saw
+	// (a process left in the background): checked, blamed on no one.
+	problems, err := c.sweep(getenv, in.SessionID(), data, root, name, id, window{}, witness)
+	if errors.Is(err, fs.ErrNotExist) {
+		recordSeen(c, data, in.SessionID(), root)
+	} else if err != nil {
+		return blockOnce(in, fmt.Sprintf("[rodin] rodin cannot read what it last saw of the artifacts (%v), so it cannot check them against %s. To fix: run `rodin doctor`", err, File))
+	}
+	b, err := safefile.ReadFile(statePath(data, in.SessionID()), MaxFile)
+	state := map[string]seen{}
+	if err == nil {
+		err = json.Unmarshal(b, &state)
+	}
+	if err != nil {
+		return blockOnce(in, fmt.Sprintf("[rodin] rodin cannot read what it last saw of the artifacts (%v), so it cannot check them against %s. To fix: run `rodin doctor`", err, File))
+	}
 	rels := make([]string, 0, len(state))
 	for rel, s := range state {
-		if s.By == name {
+		if s.By == name && !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, rel+" (") }) {
 			rels = append(rels, rel)
 		}
 	}
 	sort.Strings(rels)
-	var problems []string
 	for _, rel := range rels {
 		a, vars := c.Match(rel)
 		if a == nil {
@@ -543,7 +561,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if len(problems) == 0 {
 		return hookio.StopOutcome{}
 	}
-	return blockOnce(in, fmt.Sprintf("[rodin] %s leaves artifacts that break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, rules(problems)))
+	return blockOnce(in, fmt.Sprintf("[rodin] As %s stops, artifacts break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, rules(problems)))
 }
 
 // blockOnce blocks a stop, unless it follows a block: then it lets it
