@@ -11,7 +11,6 @@ import (
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
 // Event is one thing an unattended loop's leader wants to know without
@@ -34,7 +33,7 @@ func EventsDir(data string) string { return filepath.Join(data, "events") }
 
 func appendEvent(getenv func(string) string, e Event) {
 	data := evidence.DataDir(getenv)
-	if data == "" || !planfile.ValidSessionID(e.Session) {
+	if data == "" || !hookio.ValidSessionID(e.Session) {
 		return
 	}
 	b, err := json.Marshal(e)

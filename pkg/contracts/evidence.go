@@ -10,7 +10,6 @@ import (
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
-	"github.com/rodin-gate/rodin/pkg/verifygate"
 	"github.com/tidwall/gjson"
 )
 
@@ -108,12 +107,12 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 			out = append(out, Violation{Field: at, Rule: "evidence", Expected: "the command this step says succeeded", Got: describe(cmd)})
 			continue
 		}
-		want := fmt.Sprintf("a run of `%s` from the project root that rodin observed in this session", verifygate.Normalize(cmd.String()))
+		want := fmt.Sprintf("a run of `%s` from the project root that rodin observed in this session", ledger.Normalize(cmd.String()))
 		if rank == 2 {
 			want += ", by the agent that writes this file"
 		}
 		want += " (evidence: " + ev.Level + ")"
-		if !verifygate.Evidential(cmd.String()) {
+		if !ledger.Evidential(cmd.String()) {
 			out = append(out, Violation{Field: at, Rule: "evidence", Expected: "a command of one line (a line break makes it several)", Got: describe(cmd)})
 			continue
 		}
@@ -151,7 +150,7 @@ func (a *Artifact) CheckEvidence(content []byte, w Witness) []Violation {
 		}
 		for _, c := range backed {
 			if ch := *w.memo.newest; ch.Path != "" && !ch.Time.Before(c.run.When()) {
-				out = append(out, Violation{Field: c.at, Rule: "evidence", Expected: fmt.Sprintf("a run of `%s` with no project file changed since (evidence: %s)", verifygate.Normalize(c.cmd), ev.Level), Got: "a run before " + ch.Path + " changed: run it again"})
+				out = append(out, Violation{Field: c.at, Rule: "evidence", Expected: fmt.Sprintf("a run of `%s` with no project file changed since (evidence: %s)", ledger.Normalize(c.cmd), ev.Level), Got: "a run before " + ch.Path + " changed: run it again"})
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool { return out[i].Field < out[j].Field })
@@ -196,8 +195,8 @@ func (w Witness) byCommand() map[string][]*ledger.Run {
 	defer func() { w.memo.byCommand = out }()
 	for i := range w.Runs {
 		r := &w.Runs[i]
-		if r.Kind == ledger.KindBash && verifygate.Evidential(r.Command) {
-			k := verifygate.Normalize(r.Command)
+		if r.Kind == ledger.KindBash && ledger.Evidential(r.Command) {
+			k := ledger.Normalize(r.Command)
 			out[k] = append(out[k], r)
 		}
 	}
@@ -209,7 +208,7 @@ func (w Witness) byCommand() map[string][]*ledger.Run {
 // root, and by the writing agent when own is set (others then says whether
 // other agents ran it).
 func (w Witness) latest(runs map[string][]*ledger.Run, cmd string, own bool) (run *ledger.Run, others bool) {
-	rs := runs[verifygate.Normalize(cmd)]
+	rs := runs[ledger.Normalize(cmd)]
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := rs[i]
 		if !w.atRoot(r.Cwd) {

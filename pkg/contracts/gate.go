@@ -15,7 +15,6 @@ import (
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
-	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
@@ -46,7 +45,7 @@ const (
 // the gate then denies artifact writes until it is fixed.
 func TakeSnapshot(getenv func(string) string, session, root string) (note string, err error) {
 	data := evidence.DataDir(getenv)
-	if data == "" || !planfile.ValidSessionID(session) || root == "" {
+	if data == "" || !hookio.ValidSessionID(session) || root == "" {
 		return "", nil
 	}
 	b, err := os.ReadFile(filepath.Join(root, File))
@@ -82,7 +81,7 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 // without contracts.
 func startedWithout(getenv func(string) string, session string) bool {
 	data := evidence.DataDir(getenv)
-	if data == "" || !planfile.ValidSessionID(session) {
+	if data == "" || !hookio.ValidSessionID(session) {
 		return false
 	}
 	var buf [len(noneMark)]byte
@@ -110,7 +109,7 @@ func sessionArtifact(getenv func(string) string, session, root, rel string) (c *
 }
 
 func sessionArtifactCase(getenv func(string) string, session, root, rel string, fold bool) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
-	if data := evidence.DataDir(getenv); data != "" && planfile.ValidSessionID(session) {
+	if data := evidence.DataDir(getenv); data != "" && hookio.ValidSessionID(session) {
 		b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
 		switch {
 		case err == nil && string(b) == noneMark:
@@ -481,7 +480,7 @@ func (c *Contracts) lazyWitness(getenv func(string) string, session, root, agent
 // witness is what rodin observed in the session, for an evidence rule.
 func (c *Contracts) witness(getenv func(string) string, session, root, agentID string) Witness {
 	data := evidence.DataDir(getenv)
-	if data == "" || !planfile.ValidSessionID(session) {
+	if data == "" || !hookio.ValidSessionID(session) {
 		return Witness{Root: root, Err: errors.New("rodin has no data directory to keep runs in")}
 	}
 	return c.Witnessed(data, session, root, agentID)

@@ -494,3 +494,19 @@ func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopO
 	writeObject(stdout, "decision", decision, "reason", reason, "systemMessage", out.SystemMessage)
 	return 0
 }
+
+// ValidSessionID reports whether id can be written into a session marker:
+// Claude Code's ids are UUIDs; anything that could end a comment or a line
+// is refused.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

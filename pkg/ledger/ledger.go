@@ -20,9 +20,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -400,4 +403,103 @@ func LogGrowth(data, session string, offset int64) (size int64, background bool)
 		return size, true
 	}
 	return size, bytes.Contains(b, []byte(fmt.Sprintf(`"exit":%d`, ExitBackground)))
+}
+
+// Normalize is the form two commands are compared in: the command less
+// the ASCII white space at its ends, which the shell ignores there. Inner
+// white space is the command's own: `go⏎test ./...` is two commands to the
+// shell, and `a  'b  c'` is not `a 'b c'`. Other Unicode spaces are text to
+// the shell (`-run TestParse` followed by a no-break space names no test):
+// they are kept, and never match a command without them.
+func Normalize(c string) string { return strings.Trim(c, asciiSpace) }
+
+const asciiSpace = " \t\n\r\v\f"
+
+// Evidential reports whether a run of command c can be evidence at all: a
+// command that holds a line break, or any other control character than a
+// tab (C1 controls such as U+0085, a line break to some readers, too), is
+// never evidence (the shell runs each line as a command of its own, so
+// `rodin verify V1 --timeout⏎true` exits as `true` does).
+func Evidential(c string) bool {
+	for _, r := range Normalize(c) {
+		if r < ' ' && r != '\t' || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+	}
+	return true
+}
+
+// AppendBash adds the Bash call of in, a PostToolUse or
+// PostToolUseFailure input, to the session's record of runs in the data
+// directory: what it ran, from where, by which agent, and how it ended.
+func AppendBash(in hookio.Input, data string) {
+	session := in.SessionID()
+	if !hookio.ValidSessionID(session) || data == "" {
+		return
+	}
+	cmd, ok, err := in.Field("tool_input.command")
+	if !ok || err != nil {
+		return
+	}
+	// The time is read from the clock files are stamped with, never from
+	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
+	r := Run{Time: freshness.Now().UnixNano(), Kind: KindBash, Command: cmd, Cwd: in.Cwd()}
+	r.Agent, _, _ = in.Field("agent_id")
+	switch in.HookEventName() {
+	case "PostToolUse":
+		r.Exit = finishedExit(in)
+	case "PostToolUseFailure":
+		r.Exit = exitCode(in)
+	default:
+		return
+	}
+	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
+		r.Exit = ExitUnsandboxed
+	}
+	Append(data, session, r)
+}
+
+// finishedExit is the exit a PostToolUse reports: 0 only for a call that
+// ran in the foreground to its end and that Claude Code did not read a
+// non-zero exit of as no error. A call run in the background, or moved
+// there (it outlived its timeout, the user pressed Ctrl+B, a message or
+// a turn's end moved it: the backgrounded* fields of 2.1.295 and 2.1.330),
+// gets PostToolUse at launch: its outcome reaches no hook.
+func finishedExit(in hookio.Input) int {
+	res := in.Get("tool_response")
+	switch {
+	case res.Get("backgroundTaskId").String() != "" || res.Get("timedOutAfterMs").Exists() ||
+		res.Get("backgroundedByUser").Bool() || res.Get("backgroundedToDeliverMessage").Bool() ||
+		res.Get("backgroundedByTurnAbort").Bool() || res.Get("backgroundedForAgentReport").Bool():
+		return ExitBackground
+	case res.Get("interrupted").Bool():
+		return ExitInterrupted
+	case res.Get("returnCodeInterpretation").String() != "":
+		// grep's 1 ("No matches found") and the like: a non-zero exit
+		// Claude Code reports as success.
+		return ExitInterpreted
+	}
+	return 0
+}
+
+// exitCode reads "Exit code N" at the start of a failure's error; -1 when
+// it is not there (interrupted, timed out, refused).
+func exitCode(in hookio.Input) int {
+	if in.Get("is_interrupt").Bool() {
+		return ExitInterrupted
+	}
+	e, _, _ := in.Field("error")
+	rest, ok := strings.CutPrefix(e, "Exit code ")
+	if !ok {
+		return ExitInterrupted
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil || n == 0 {
+		return ExitInterrupted // a failure is never a pass
+	}
+	return n
 }

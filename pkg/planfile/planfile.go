@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"sort"
 	"strings"
 )
@@ -348,18 +349,7 @@ func isDigest(s string) bool {
 // ValidSessionID reports whether id can be written into a session marker:
 // Claude Code's ids are UUIDs; anything that could end a comment or a line
 // is refused.
-func ValidSessionID(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
+func ValidSessionID(id string) bool { return hookio.ValidSessionID(id) }
 
 // Source is the file as parsed.
 func (d *Doc) Source() []byte { return d.src }

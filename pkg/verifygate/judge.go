@@ -318,29 +318,12 @@ func (s *Session) qualityOf(file string) []tasks.Command {
 	return s.quality
 }
 
-// Normalize is the form two commands are compared in: the command less
-// the ASCII white space at its ends, which the shell ignores there. Inner
-// white space is the command's own: `go⏎test ./...` is two commands to the
-// shell, and `a  'b  c'` is not `a 'b c'`. Other Unicode spaces are text to
-// the shell (`-run TestParse` followed by a no-break space names no test):
-// they are kept, and never match a command without them.
-func Normalize(c string) string { return strings.Trim(c, asciiSpace) }
+// Normalize and Evidential are the ledger's: what a run of a command is.
+func Normalize(c string) string { return ledger.Normalize(c) }
 
-const asciiSpace = " \t\n\r\v\f"
-
-// Evidential reports whether a run of command c can be evidence at all: a
-// command that holds a line break, or any other control character than a
-// tab (C1 controls such as U+0085, a line break to some readers, too), is
-// never evidence (the shell runs each line as a command of its own, so
-// `rodin verify V1 --timeout⏎true` exits as `true` does).
-func Evidential(c string) bool {
-	for _, r := range Normalize(c) {
-		if r < ' ' && r != '\t' || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 {
-			return false
-		}
-	}
-	return true
-}
+// Evidential reports whether a run of command c can be evidence at all
+// (ledger.Evidential).
+func Evidential(c string) bool { return ledger.Evidential(c) }
 
 // Finding is the state of one requirement.
 type Finding struct {

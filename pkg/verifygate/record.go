@@ -1,7 +1,6 @@
 package verifygate
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,79 +27,10 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	return hookio.PostOutcome{}
 }
 
-// AppendRun adds the Bash call of in to the session's record of runs:
-// what it ran, from where, by which agent, and how it ended.
+// AppendRun adds the Bash call of in to the session's record of runs
+// (ledger.AppendBash).
 func AppendRun(in hookio.Input, getenv func(string) string) {
-	session := in.SessionID()
-	data := evidence.DataDir(getenv)
-	if !planfile.ValidSessionID(session) || data == "" {
-		return
-	}
-	cmd, ok, err := in.Field("tool_input.command")
-	if !ok || err != nil {
-		return
-	}
-	// The time is read from the clock files are stamped with, never from
-	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
-	r := ledger.Run{Time: freshness.Now().UnixNano(), Kind: ledger.KindBash, Command: cmd, Cwd: in.Cwd()}
-	r.Agent, _, _ = in.Field("agent_id")
-	switch in.HookEventName() {
-	case "PostToolUse":
-		r.Exit = finishedExit(in)
-	case "PostToolUseFailure":
-		r.Exit = exitCode(in)
-	default:
-		return
-	}
-	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
-		r.Exit = ledger.ExitUnsandboxed
-	}
-	ledger.Append(data, session, r)
-}
-
-// finishedExit is the exit a PostToolUse reports: 0 only for a call that
-// ran in the foreground to its end and that Claude Code did not read a
-// non-zero exit of as no error. A call run in the background, or moved
-// there (it outlived its timeout, the user pressed Ctrl+B, a message or
-// a turn's end moved it: the backgrounded* fields of 2.1.295 and 2.1.330),
-// gets PostToolUse at launch: its outcome reaches no hook.
-func finishedExit(in hookio.Input) int {
-	res := in.Get("tool_response")
-	switch {
-	case res.Get("backgroundTaskId").String() != "" || res.Get("timedOutAfterMs").Exists() ||
-		res.Get("backgroundedByUser").Bool() || res.Get("backgroundedToDeliverMessage").Bool() ||
-		res.Get("backgroundedByTurnAbort").Bool() || res.Get("backgroundedForAgentReport").Bool():
-		return ledger.ExitBackground
-	case res.Get("interrupted").Bool():
-		return ledger.ExitInterrupted
-	case res.Get("returnCodeInterpretation").String() != "":
-		// grep's 1 ("No matches found") and the like: a non-zero exit
-		// Claude Code reports as success.
-		return ledger.ExitInterpreted
-	}
-	return 0
-}
-
-// exitCode reads "Exit code N" at the start of a failure's error; -1 when
-// it is not there (interrupted, timed out, refused).
-func exitCode(in hookio.Input) int {
-	if in.Get("is_interrupt").Bool() {
-		return ledger.ExitInterrupted
-	}
-	e, _, _ := in.Field("error")
-	rest, ok := strings.CutPrefix(e, "Exit code ")
-	if !ok {
-		return ledger.ExitInterrupted
-	}
-	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if end < 0 {
-		end = len(rest)
-	}
-	n, err := strconv.Atoi(rest[:end])
-	if err != nil || n == 0 {
-		return ledger.ExitInterrupted // a failure is never a pass
-	}
-	return n
+	ledger.AppendBash(in, evidence.DataDir(getenv))
 }
 
 // RecordQA records a rodin:qa-engineer run from its SubagentStop: the
