@@ -22,8 +22,6 @@ package route
 import (
 	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/contracts"
@@ -33,69 +31,63 @@ import (
 	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plangate"
+	"github.com/rodin-gate/rodin/pkg/route/table"
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
-// Route is one capability's part in an event: the calls it sees and what
-// it does with them.
-type Route[O any] struct {
-	// Match names the tools (tool events) or agent types (SubagentStop)
-	// the route sees, in hooks.json's matcher syntax (`Write|Edit`,
-	// `.*executor.*`); "" sees every call of the event.
-	Match string
-	Run   func(in hookio.Input, getenv func(string) string) O
-}
+// Route is one capability's part in an event (table.Route).
+type Route[O any] = table.Route[O]
 
 // PreToolUse is the pretooluse executable's table. The first deny wins;
 // the notes of the others are joined.
 var PreToolUse = []Route[hookio.PreOutcome]{
-	{"ExitPlanMode", plangate.Gate},
-	{"Write|Edit|MultiEdit", plangate.Guard},     // plan files
-	{"Write|Edit|MultiEdit", verifygate.PreEdit}, // task files (a plan file may be one too)
-	{"Write|Edit|MultiEdit", contracts.PreWrite}, // artifacts (JSON, Markdown)
-	{"SendMessage", messages.PreSend},
-	{"Read", datadir.PreRead},
+	{Match: "ExitPlanMode", Run: plangate.Gate},
+	{Match: "Write|Edit|MultiEdit", Run: plangate.Guard},     // plan files
+	{Match: "Write|Edit|MultiEdit", Run: verifygate.PreEdit}, // task files (a plan file may be one too)
+	{Match: "Write|Edit|MultiEdit", Run: contracts.PreWrite}, // artifacts (JSON, Markdown)
+	{Match: "SendMessage", Run: messages.PreSend},
+	{Match: "Read", Run: datadir.PreRead},
 }
 
 // The posttooluse executable's tables, by event. Every route that matches
 // runs; their notes are joined.
 var (
 	PostToolUse = []Route[hookio.PostOutcome]{
-		{"Write|Edit|MultiEdit", plangate.Keep},
-		{"Write|Edit|MultiEdit", contracts.PostWrite}, // artifacts as written
-		{"Agent|Task", plangate.RecordAgent},
-		{"Bash", verifygate.RecordBash},
-		{"Bash", contracts.PostBash}, // artifacts a command wrote
+		{Match: "Write|Edit|MultiEdit", Run: plangate.Keep},
+		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
+		{Match: "Agent|Task", Run: plangate.RecordAgent},
+		{Match: "Bash", Run: verifygate.RecordBash},
+		{Match: "Bash", Run: contracts.PostBash}, // artifacts a command wrote
 	}
 	PostToolUseFailure = []Route[hookio.PostOutcome]{
-		{"Bash", verifygate.RecordBash},
-		{"Bash", contracts.PostBash},
+		{Match: "Bash", Run: verifygate.RecordBash},
+		{Match: "Bash", Run: contracts.PostBash},
 	}
 	// SubagentStopRecords records the answers of rodin's own subagents; the
 	// stop executable's SubagentStop table blocks executors.
 	SubagentStopRecords = []Route[hookio.PostOutcome]{
-		{"rodin:critic|rodin:validator|rodin:leakage-detector", plangate.RecordStop},
-		{"rodin:qa-engineer", verifygate.RecordQA},
+		{Match: "rodin:critic|rodin:validator|rodin:leakage-detector", Run: plangate.RecordStop},
+		{Match: "rodin:qa-engineer", Run: verifygate.RecordQA},
 	}
 	UserPromptSubmit = []Route[hookio.PostOutcome]{
-		{"", verifygate.WaiveFromPrompt},
+		{Match: "", Run: verifygate.WaiveFromPrompt},
 	}
 	// A dialog that would wait for a person, answered for unattended roles.
 	PermissionRequest = []Route[hookio.PostOutcome]{
-		{"", contracts.PermissionRequest},
+		{Match: "", Run: contracts.PermissionRequest},
 	}
 	Notification = []Route[hookio.PostOutcome]{
-		{"", contracts.Notification},
+		{Match: "", Run: contracts.Notification},
 	}
 )
 
 // The stop executable's tables, by event. The first block wins.
 var (
-	Stop          = []Route[hookio.StopOutcome]{{"", verifygate.Stop}, {"", contracts.Stop}}
-	TaskCompleted = []Route[hookio.StopOutcome]{{"", verifygate.Stop}, {"", contracts.Stop}}
+	Stop          = []Route[hookio.StopOutcome]{{Match: "", Run: verifygate.Stop}, {Match: "", Run: contracts.Stop}}
+	TaskCompleted = []Route[hookio.StopOutcome]{{Match: "", Run: verifygate.Stop}, {Match: "", Run: contracts.Stop}}
 	SubagentStop  = []Route[hookio.StopOutcome]{
-		{".*executor.*", verifygate.Stop},
-		{"", contracts.Stop}, // any subagent that writes artifacts
+		{Match: ".*executor.*", Run: verifygate.Stop},
+		{Match: "", Run: contracts.Stop}, // any subagent that writes artifacts
 	}
 )
 
@@ -130,33 +122,8 @@ func stopTable(event string) []Route[hookio.StopOutcome] {
 	return Stop // Stop, and an input without an event
 }
 
-// Matches reports whether a matcher (hooks.json's syntax, as rodin uses it:
-// names and `.*part.*` joined by `|`) admits name.
-func Matches(matcher, name string) bool {
-	if matcher == "" {
-		return true
-	}
-	for _, alt := range strings.Split(matcher, "|") {
-		if mid, ok := strings.CutPrefix(alt, ".*"); ok && strings.HasSuffix(mid, ".*") {
-			if strings.Contains(name, strings.TrimSuffix(mid, ".*")) {
-				return true
-			}
-		} else if alt == name {
-			return true
-		}
-	}
-	return false
-}
-
-// subject is what an event's matcher is matched against: the tool, or the
-// subagent's type.
-func subject(in hookio.Input) string {
-	if in.HookEventName() == "SubagentStop" {
-		agent, _, _ := in.Field("agent_type")
-		return agent
-	}
-	return in.ToolName()
-}
+// Matches reports whether a matcher admits name (table.Matches).
+func Matches(matcher, name string) bool { return table.Matches(matcher, name) }
 
 // MainPre is the pretooluse executable; its result is the exit code, 0 or 2.
 func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
@@ -189,104 +156,28 @@ func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // DefaultDeadline is how long a PreToolUse decision may take before the
-// hook denies instead: far inside the 30 s timeout hooks.json gives it, and
-// far above what a 16 MiB plan costs (about a second).
-const DefaultDeadline = 10 * time.Second
+// hook denies instead (table.DefaultDeadline).
+const DefaultDeadline = table.DefaultDeadline
 
-// Deadline is DefaultDeadline, or RODIN_GATE_DEADLINE when that is shorter
-// (tests): a longer one is ignored, so the setting can only make the hook
-// deny sooner.
-func Deadline(getenv func(string) string) time.Duration {
-	if d, err := time.ParseDuration(getenv("RODIN_GATE_DEADLINE")); err == nil && d > 0 && d < DefaultDeadline {
-		return d
-	}
-	return DefaultDeadline
-}
+// Deadline is table.Deadline.
+func Deadline(getenv func(string) string) time.Duration { return table.Deadline(getenv) }
 
-// malformed denies an input the hook cannot read as Claude Code's.
-func malformed(what string) hookio.PreOutcome {
-	return hookio.Denial("[rodin] The hook input is malformed: " + what + ". To fix: update rodin (`rodin doctor`).")
-}
-
-// Pre decides a PreToolUse call by the PreToolUse table. hooks.json starts
-// the executable for named tools only, so an input without a tool name, or
-// with two (parsers disagree on which wins), means the input changed
-// shape: it denies rather than guess.
+// Pre decides a PreToolUse call by the PreToolUse table (table.Pre: an
+// input without a tool name, or with two, is denied as malformed).
 func Pre(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
-	tool, ok, err := in.Field("tool_name")
-	switch {
-	case err != nil:
-		return malformed(err.Error())
-	case !ok:
-		return malformed("it has no tool_name")
-	case in.TopLevelCount("tool_name") > 1:
-		return malformed("tool_name appears " + strconv.Itoa(in.TopLevelCount("tool_name")) + " times")
-	}
-	deny, notes, ok := firstDecision(PreToolUse, tool, in, getenv, func(o hookio.PreOutcome) (bool, string) { return o.Deny, o.SystemMessage })
-	if ok {
-		return deny
-	}
-	return hookio.PreOutcome{SystemMessage: notes}
-}
-
-// firstDecision runs a table's routes that see name until one decides
-// (the first deny or block wins); otherwise it joins the others' notes.
-func firstDecision[O any](table []Route[O], name string, in hookio.Input, getenv func(string) string, read func(O) (decided bool, note string)) (O, string, bool) {
-	var decision O
-	var decided bool
-	var notes []string
-	each(table, name, in, getenv, func(out O) bool {
-		d, note := read(out)
-		if d {
-			decision, decided = out, true
-			return false
-		}
-		if note != "" {
-			notes = append(notes, note)
-		}
-		return true
-	})
-	return decision, strings.Join(notes, " "), decided
-}
-
-// each runs the routes of a table that see name, in order, handing each
-// outcome to visit, until visit says to stop.
-func each[O any](table []Route[O], name string, in hookio.Input, getenv func(string) string, visit func(O) bool) {
-	for _, r := range table {
-		if Matches(r.Match, name) && !visit(r.Run(in, getenv)) {
-			return
-		}
-	}
+	return table.Pre(PreToolUse, in, getenv)
 }
 
 // Post runs the posttooluse executable's table for the input's event (an
 // input without one is a PostToolUse).
 func Post(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	var context, notes, blocks []string
-	var denyPermission string
-	each(postTable(in.HookEventName()), subject(in), in, getenv, func(out hookio.PostOutcome) bool {
-		if out.DenyPermission != "" && denyPermission == "" {
-			denyPermission = out.DenyPermission
-		}
-		if out.Block {
-			blocks = append(blocks, out.Reason)
-		}
-		if out.Context != "" {
-			context = append(context, out.Context)
-		}
-		if out.SystemMessage != "" {
-			notes = append(notes, out.SystemMessage)
-		}
-		return true
-	})
-	return hookio.PostOutcome{Context: strings.Join(context, "\n"), SystemMessage: strings.Join(notes, " "),
-		Block: len(blocks) > 0, Reason: strings.Join(blocks, " "), DenyPermission: denyPermission}
+	return table.Post(postTable(in.HookEventName()), in, getenv)
 }
 
 // StopEvent runs the stop executable's table for the input's event (an
 // input without one is a Stop).
 func StopEvent(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	block, notes, ok := firstDecision(stopTable(in.HookEventName()), subject(in), in, getenv, func(o hookio.StopOutcome) (bool, string) { return o.Block, o.SystemMessage })
+	block, notes, ok := table.FirstDecision(stopTable(in.HookEventName()), table.Subject(in), in, getenv, func(o hookio.StopOutcome) (bool, string) { return o.Block, o.SystemMessage })
 	if ok {
 		return block
 	}

@@ -110,17 +110,17 @@ func TestFirstDenyWins(t *testing.T) {
 		}
 	}
 	PreToolUse = []Route[hookio.PreOutcome]{
-		{"Write", note("a")},
-		{"Edit", note("not this tool")},
-		{"Write|Edit", note("b")},
+		{Match: "Write", Run: note("a")},
+		{Match: "Edit", Run: note("not this tool")},
+		{Match: "Write|Edit", Run: note("b")},
 	}
 	in := hookio.NewInput([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Write"}`))
 	if out := Pre(in, os.Getenv); out.Deny || out.SystemMessage != "a b" {
 		t.Errorf("notes: %+v", out)
 	}
-	PreToolUse = append(PreToolUse[:1:1], Route[hookio.PreOutcome]{"Write", func(hookio.Input, func(string) string) hookio.PreOutcome {
+	PreToolUse = append(PreToolUse[:1:1], Route[hookio.PreOutcome]{Match: "Write", Run: func(hookio.Input, func(string) string) hookio.PreOutcome {
 		return hookio.Denial("[rodin] no")
-	}}, Route[hookio.PreOutcome]{"Write", note("after the deny")})
+	}}, Route[hookio.PreOutcome]{Match: "Write", Run: note("after the deny")})
 	ran = nil
 	if out := Pre(in, os.Getenv); !out.Deny || out.Reason != "[rodin] no" || slices.Contains(ran, "after the deny") {
 		t.Errorf("deny: %+v, ran %v", out, ran)
