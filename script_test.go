@@ -27,6 +27,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/cli"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/route"
+	"github.com/rodin-gate/rodin/pkg/route/artifacts"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -37,6 +38,7 @@ var mains = map[string]func(){
 	"pretooluse":  func() { os.Exit(route.MainPre(os.Stdin, os.Stdout, os.Stderr)) },
 	"posttooluse": func() { os.Exit(route.MainPost(os.Stdin, os.Stdout, os.Stderr)) },
 	"stop":        func() { os.Exit(route.MainStop(os.Stdin, os.Stdout, os.Stderr)) },
+	"artifacts":   func() { os.Exit(artifacts.Main(os.Stdin, os.Stdout, os.Stderr)) },
 	"rodin":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 }
 
@@ -250,14 +252,14 @@ func copyFile(src, dst string) error {
 // directly, shell form through sh; with the stdin set by `stdin`. Like
 // exitcode, it takes the wanted exit status first.
 func cmdHookcmd(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 3 || len(args) > 4 {
-		ts.Fatalf("usage: hookcmd N DIR EVENT [TOOL]")
+	if neg || len(args) < 3 || len(args) > 5 {
+		ts.Fatalf("usage: hookcmd N DIR EVENT [TOOL [FILE]]")
 	}
 	dir := ts.MkAbs(args[1])
 	hooks := ts.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
 	var found []gjson.Result
 	for _, entry := range gjson.Get(hooks, "hooks."+args[2]).Array() {
-		if m := entry.Get("matcher").String(); len(args) == 4 && m != "" { // no matcher: every tool or agent
+		if m := entry.Get("matcher").String(); len(args) >= 4 && m != "" { // no matcher: every tool or agent
 			re, err := regexp.Compile("^(" + m + ")$")
 			if err != nil || !re.MatchString(args[3]) {
 				continue
@@ -265,13 +267,26 @@ func cmdHookcmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		found = append(found, entry.Get("hooks").Array()...)
 	}
+	// Hooks with an `if` filter (`Write(**/*.json)`) run for the FILE the
+	// call writes, whatever its case, as Claude Code matches them.
+	if len(args) == 5 {
+		var kept []gjson.Result
+		for _, h := range found {
+			cond := h.Get("if").String()
+			_, glob, _ := strings.Cut(strings.TrimSuffix(cond, ")"), "(")
+			if cond == "" || strings.HasPrefix(glob, "**/*") && strings.HasSuffix(strings.ToLower(args[4]), strings.ToLower(strings.TrimPrefix(glob, "**/*"))) {
+				kept = append(kept, h)
+			}
+		}
+		found = kept
+	}
 	// Hooks of one entry that start the same command with different `if`
 	// filters (Markdown and JSON files) are one command here.
 	for len(found) > 1 && found[0].Get("command").String() == found[1].Get("command").String() && found[0].Get("args").Raw == found[1].Get("args").Raw {
 		found = found[1:]
 	}
 	if len(found) != 1 {
-		ts.Fatalf("hooks.json has no single %s command for %v: %v", args[2], args[3:], found)
+		ts.Fatalf("hooks.json has no single %s command for %v (give the FILE the call writes when its if filters differ): %v", args[2], args[3:], found)
 	}
 	fill := func(s string) string {
 		s = strings.ReplaceAll(s, "${CLAUDE_PLUGIN_ROOT}", dir)

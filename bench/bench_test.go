@@ -98,7 +98,7 @@ func build() (*fixture, error) {
 	}
 	// Built as releases are, floor included.
 	modRoot, _ := filepath.Abs("..")
-	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./hooks/stop", "./hooks/rodin", "./bench/peakrss"}
+	pkgs := []string{"./bench/floor", "./hooks/pretooluse", "./hooks/posttooluse", "./hooks/stop", "./hooks/artifacts", "./hooks/rodin", "./bench/peakrss"}
 	host := [][2]string{{runtime.GOOS, runtime.GOARCH}}
 	if err := release.Build(modRoot, filepath.Join(root, "bin"), pkgs, host, io.Discard); err != nil {
 		return nil, err

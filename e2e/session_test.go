@@ -440,7 +440,7 @@ func (s *session) countStarts(name string) (count string) {
 	return count
 }
 
-// hookLinks waits until the SessionStart hook has linked all three hook
+// hookLinks waits until the SessionStart hook has linked all four hook
 // executables (Claude Code shows its prompt before that hook ends; on a
 // loaded machine the links come later), for at most a minute, and returns
 // the links named name.
@@ -449,7 +449,7 @@ func (s *session) hookLinks(name string) []string {
 	var links []string
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		all := 0
-		for _, n := range []string{"pretooluse", "posttooluse", "stop"} {
+		for _, n := range []string{"pretooluse", "posttooluse", "stop", "artifacts"} {
 			l, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "bin", n))
 			if len(l) == 1 {
 				if _, err := filepath.EvalSymlinks(l[0]); err == nil {
@@ -460,11 +460,11 @@ func (s *session) hookLinks(name string) []string {
 				links = l
 			}
 		}
-		if all == 3 && len(links) == 1 {
+		if all == 4 && len(links) == 1 {
 			return links
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the SessionStart hook had not linked the three hook executables after a minute (%s: %v)", name, links)
+			s.t.Fatalf("the SessionStart hook had not linked the four hook executables after a minute (%s: %v)", name, links)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func TestPackage(t *testing.T) {
 		names = append(names, h.Name)
 	}
 	f.Close()
-	if got := strings.Join(names, " "); got != "pretooluse-windows-arm64.exe posttooluse-windows-arm64.exe stop-windows-arm64.exe rodin-windows-arm64.exe" {
+	if got := strings.Join(names, " "); got != "pretooluse-windows-arm64.exe posttooluse-windows-arm64.exe stop-windows-arm64.exe artifacts-windows-arm64.exe rodin-windows-arm64.exe" {
 		t.Errorf("archive holds %s", got)
 	}
 	if _, err := exec.LookPath("sha256sum"); err == nil {

@@ -29,7 +29,7 @@ import (
 )
 
 // Executables are the programs the plugin ships, built from hooks/<name>.
-var Executables = []string{"pretooluse", "posttooluse", "stop", "rodin"}
+var Executables = []string{"pretooluse", "posttooluse", "stop", "artifacts", "rodin"}
 
 // Platforms are the release targets.
 var Platforms = [][2]string{

@@ -27,7 +27,7 @@ import (
 
 // hookExecutables are the programs hooks.json starts directly (exec form),
 // as ${CLAUDE_PLUGIN_DATA}/bin/<name>.
-var hookExecutables = []string{"pretooluse", "posttooluse", "stop"}
+var hookExecutables = []string{"pretooluse", "posttooluse", "stop", "artifacts"}
 
 // evidenceMaxAge is how long a session's evidence is kept after its last
 // write: long enough to resume a session, short enough not to pile up.

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/route/artifacts"
 )
 
 // TestTablesMatchHooksJSON: the routing tables and hooks.json say the same
@@ -32,6 +33,8 @@ func TestTablesMatchHooksJSON(t *testing.T) {
 	for _, event := range []string{"Stop", "TaskCompleted", "SubagentStop"} {
 		add("stop", event, matchersOf(stopTable(event)))
 	}
+	add("artifacts", "PreToolUse", matchersOf(artifacts.PreToolUse))
+	add("artifacts", "PostToolUse", matchersOf(artifacts.PostToolUse))
 
 	reached := map[key][]string{} // the hooks.json matchers that start each table
 	gjson.GetBytes(b, "hooks").ForEach(func(event, entries gjson.Result) bool {
@@ -46,6 +49,11 @@ func TestTablesMatchHooksJSON(t *testing.T) {
 				if !ok {
 					t.Errorf("hooks.json starts %s on %s, which has no table for it", exe, event)
 					continue
+				}
+				if exe == "artifacts" && !strings.HasSuffix(h.Get("if").String(), "(**/*.json)") {
+					// Only artifact contracts see its calls: Markdown files
+					// are plan and task files too, pretooluse's business.
+					t.Errorf("hooks.json starts artifacts on %s for %q, not only JSON files", event, h.Get("if"))
 				}
 				m := entry.Get("matcher").String()
 				reached[k] = append(reached[k], m)
