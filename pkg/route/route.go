@@ -15,8 +15,11 @@
 //
 // Three executables run the tables, one per kind of outcome Claude Code
 // reads: pretooluse (deny or no decision), posttooluse (notes) and stop
-// (block once in a row). A fifth capability is one package and one line per
-// event it sees.
+// (block once in a row). A fourth, artifacts (pkg/route/artifacts), runs
+// for Writes and Edits of JSON files, where only the contracts have a say,
+// without the Markdown parser the others link. How an input runs through a
+// table is pkg/route/table. A fifth capability is one package and one line
+// per event it sees.
 package route
 
 import (
