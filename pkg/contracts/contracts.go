@@ -172,18 +172,66 @@ func matchTrusted(b []byte, rel string, fold bool) (*Contracts, *Artifact, map[s
 	if !found.Exists() {
 		return nil, nil, nil, nil
 	}
-	var a Artifact
-	if err := json.Unmarshal([]byte(found.Raw), &a); err != nil {
-		return nil, nil, nil, &Error{Msg: err.Error()}
-	}
+	// Read with gjson, not encoding/json: a hook is a fresh process, and
+	// encoding/json's first decode of a type costs more than the check.
+	a := decodeArtifact(found)
 	a.segments = segs
-	c := &Contracts{Version: 1, paths: paths, Fold: fold}
-	if r := gjson.GetBytes(b, "roles"); r.Exists() {
-		if err := json.Unmarshal([]byte(r.Raw), &c.Roles); err != nil {
-			return nil, nil, nil, &Error{At: "roles", Msg: err.Error()}
+	c := &Contracts{Version: 1, paths: paths, Fold: fold, Roles: map[string][]string{}}
+	gjson.GetBytes(b, "roles").ForEach(func(k, v gjson.Result) bool {
+		c.Roles[k.String()] = stringsOf(v)
+		return true
+	})
+	return c, &a, vars, nil
+}
+
+// decodeArtifact reads one artifact of a contracts file Parse accepted.
+func decodeArtifact(r gjson.Result) Artifact {
+	a := Artifact{Name: r.Get("name").String(), Path: r.Get("path").String(), Writers: stringsOf(r.Get("writers")), Once: r.Get("once").String()}
+	if fs := r.Get("fields"); fs.IsObject() {
+		a.Fields = map[string]Field{}
+		fs.ForEach(func(k, f gjson.Result) bool {
+			fd := Field{Required: f.Get("required").Bool(), Type: f.Get("type").String(), Eq: f.Get("eq").String(), Pattern: f.Get("pattern").String(), OneOf: stringsOf(f.Get("oneOf"))}
+			if v := f.Get("const"); v.Exists() && v.Type != gjson.Null {
+				fd.Const = v.Value()
+			}
+			f.Get("enum").ForEach(func(_, v gjson.Result) bool {
+				fd.Enum = append(fd.Enum, v.Value())
+				return true
+			})
+			if v := f.Get("min"); v.Type == gjson.Number {
+				fd.Min = &v.Num
+			}
+			if v := f.Get("max"); v.Type == gjson.Number {
+				fd.Max = &v.Num
+			}
+			if o := f.Get("oneOfFrom"); o.IsObject() {
+				fd.OneOfFrom = &OneOfFrom{File: o.Get("file").String(), Match: o.Get("match").String()}
+			}
+			a.Fields[k.String()] = fd
+			return true
+		})
+	}
+	if e := r.Get("evidence"); e.IsObject() {
+		a.Evidence = &Evidence{Level: e.Get("level").String(), Each: e.Get("each").String(), Command: e.Get("command").String()}
+		if w := e.Get("when"); w.IsObject() {
+			a.Evidence.When = map[string]any{}
+			w.ForEach(func(k, v gjson.Result) bool {
+				a.Evidence.When[k.String()] = v.Value()
+				return true
+			})
 		}
 	}
-	return c, &a, vars, nil
+	return a
+}
+
+// stringsOf is a JSON list of strings.
+func stringsOf(v gjson.Result) []string {
+	var out []string
+	v.ForEach(func(_, s gjson.Result) bool {
+		out = append(out, s.String())
+		return true
+	})
+	return out
 }
 
 // Parse reads a contracts file, and reports every problem in it, each at

@@ -1,12 +1,14 @@
 package contracts
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/ledger"
@@ -254,4 +256,27 @@ func hasDuplicateKey(v gjson.Result, depth int) bool {
 		})
 	}
 	return found
+}
+
+// The hooks read a session's artifact with gjson (decodeArtifact), the
+// CLI's Parse with encoding/json: both read the same contract.
+func TestDecodeArtifactAsJSON(t *testing.T) {
+	files := []string{Templates["rlp-desk"], `{"version":1,"roles":{"a":["main"]},"artifacts":[
+		{"name":"x","path":"m/{k}.json","writers":["a"],"once":"per-agent",
+		 "fields":{"n":{"type":"integer","min":-1.5,"max":1e3,"const":7},"s":{"enum":["a",1,true,null,{"o":[1]}],"pattern":"^a","eq":"{k}","required":true},
+		           "u":{"oneOf":["A"],"oneOfFrom":{"file":"p/{k}.md","match":"^# (\\w+)"}}},
+		 "evidence":{"level":"fresh","each":"steps","when":{"exit_code":0,"ok":true},"command":"cmd"}}]}`}
+	for _, f := range files {
+		c, err := Parse([]byte(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.Artifacts {
+			want := c.Artifacts[i]
+			got := decodeArtifact(gjson.Get(f, fmt.Sprintf("artifacts.%d", i)))
+			if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Artifact{}, Field{}, OneOfFrom{})); d != "" {
+				t.Errorf("artifact %s (-Parse +decodeArtifact):\n%s", want.Name, d)
+			}
+		}
+	}
 }
