@@ -139,7 +139,7 @@ func setup(env *testscript.Env) error {
 		return err
 	}
 	for _, name := range []string{"unit-tests", "go-vet-ok", "release-build", "other-check", "never-run-here", "lint-it"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		if err := writeExecutable(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 			return err
 		}
 	}
@@ -242,7 +242,18 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dst, data, fi.Mode().Perm())
+	return writeExecutable(dst, data, fi.Mode().Perm())
+}
+
+// writeExecutable writes a file some process will exec, with no fork in
+// between: a child forked while the file is open for writing holds that
+// descriptor until it execs, and an exec of the file meanwhile fails with
+// "text file busy" (ETXTBSY; seen once in five CI runs, scripts run in
+// parallel). syscall.ForkLock is what os/exec takes around fork.
+func writeExecutable(path string, data []byte, perm os.FileMode) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(path, data, perm)
 }
 
 // hookcmd N DIR EVENT [TOOL] runs the command that DIR/hooks/hooks.json

@@ -418,6 +418,11 @@ func dialogText(pane, marker string) string {
 
 func writeFile(t *testing.T, path, data string) {
 	t.Helper()
+	// No fork while the file is open for writing: a child forked then
+	// holds the descriptor until it execs, and an exec of the file (a
+	// wrapper script the test writes) would fail with "text file busy".
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
