@@ -298,6 +298,16 @@ type PostOutcome struct {
 // deny: Claude Code would otherwise wait for the hook's timeout, and a
 // release without `onFailure: "block"` lets the tool through after it.
 func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
+	return runPre(func() (Input, error) { return Read(stdin) }, stdout, stderr, deadline, decide)
+}
+
+// RunPreOn is RunPre on an input already read (Read's result and error):
+// for an executable that looks at the input before it picks its table.
+func RunPreOn(in Input, readErr error, stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
+	return runPre(func() (Input, error) { return in, readErr }, stdout, stderr, deadline, decide)
+}
+
+func runPre(read func() (Input, error), stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
 	done := make(chan PreOutcome, 1)
 	go func() {
 		defer func() {
@@ -305,7 +315,7 @@ func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, d
 				done <- Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
 			}
 		}()
-		in, err := Read(stdin)
+		in, err := read()
 		if err != nil {
 			done <- Denial(fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
 			return
@@ -372,13 +382,18 @@ func oneLine(s string) string {
 // RunPost reads the input, asks act, and writes what it says. It exits 0
 // whatever happens: a PostToolUse hook must never fail the tool call.
 func RunPost(stdin io.Reader, stdout io.Writer, act func(Input) PostOutcome) (code int) {
+	in, err := Read(stdin)
+	return RunPostOn(in, err, stdout, act)
+}
+
+// RunPostOn is RunPost on an input already read (Read's result and error).
+func RunPostOn(in Input, readErr error, stdout io.Writer, act func(Input) PostOutcome) (code int) {
 	defer func() {
 		if recover() != nil {
 			code = 0
 		}
 	}()
-	in, err := Read(stdin)
-	if err != nil {
+	if readErr != nil {
 		return 0
 	}
 	out := act(in)

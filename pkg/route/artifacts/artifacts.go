@@ -8,11 +8,8 @@
 package artifacts
 
 import (
-	"bytes"
 	"io"
 	"os"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -30,13 +27,13 @@ var (
 // an input it cannot read is denied, never let through.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
-	b, err := io.ReadAll(io.LimitReader(stdin, hookio.MaxInput+1))
-	if err == nil && gjson.GetBytes(b, "hook_event_name").String() == "PostToolUse" {
-		return hookio.RunPost(bytes.NewReader(b), stdout, func(in hookio.Input) hookio.PostOutcome {
+	in, err := hookio.Read(stdin) // once: a 10 KB input read twice costs a fresh process more than its check
+	if err == nil && in.HookEventName() == "PostToolUse" {
+		return hookio.RunPostOn(in, nil, stdout, func(in hookio.Input) hookio.PostOutcome {
 			return table.Post(PostToolUse, in, os.Getenv)
 		})
 	}
-	return hookio.RunPre(bytes.NewReader(b), stdout, stderr, table.Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
+	return hookio.RunPreOn(in, err, stdout, stderr, table.Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
 		return table.Pre(PreToolUse, in, os.Getenv)
 	})
 }
