@@ -166,55 +166,52 @@ func keepCopy(data, real string, b []byte) {
 // the Write gate reads it.
 func sessionContracts(getenv func(string) string, session, root string) (*Contracts, string, error) {
 	data := evidence.DataDir(getenv)
-	if data == "" || !hookio.ValidSessionID(session) {
-		return nil, "", nil
-	}
-	b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
+	snap := readSnapshot(getenv, session)
 	switch {
-	case err == nil && string(b) == noneMark:
+	case data == "" || !hookio.ValidSessionID(session) || snap.none:
 		return nil, data, nil
-	case errors.Is(err, fs.ErrNotExist):
+	case snap.err != nil:
+		return nil, data, snap.err
+	case snap.b == nil:
 		c, err := Load(root)
 		return c, data, err
-	case err != nil:
-		return nil, data, err
 	}
 	// Accepted by Parse at session start: decoded without checking it again
 	// (every Bash command pays this); a broken one is kept so that it does
 	// not decode, and Parse says why.
-	if c, err := decodeTrusted(b); err == nil {
+	if c, err := decodeTrusted(snap.b); err == nil {
 		return c, data, nil
 	}
-	if bytes.HasPrefix(b, []byte(brokenMark)) {
+	if bytes.HasPrefix(snap.b, []byte(brokenMark)) {
 		return nil, data, errBroken
 	}
-	c, err := Parse(b)
+	c, err := Parse(snap.b)
 	if err == nil {
 		return c, data, nil
 	}
 	return nil, data, err
 }
 
-// active is the session's contracts and rodin's data directory for the
-// routes after a tool call: nil when the gate is off, the session started
+// active is the session's contracts, rodin's data directory and the
+// project root (links resolved) for the routes after a tool call: nil when the gate is off, the session started
 // without contracts, or with a broken contracts file (said at session
 // start; the Write gate denies every JSON and Markdown write, and telling
 // it again after every command and stop would bury the agent). err is set
 // when rodin's own record cannot be read (a damaged snapshot, an
 // unreadable file): the routes then fail closed, each as it can.
-func active(in hookio.Input, getenv func(string) string) (*Contracts, string, error) {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return nil, "", nil
+func active(in hookio.Input, getenv func(string) string) (c *Contracts, data, root string, err error) {
+	if Off(getenv) {
+		return nil, "", "", nil
 	}
-	root := realRoot(getenv, in.Cwd())
-	c, data, err := sessionContracts(getenv, in.SessionID(), root)
+	root = realRoot(getenv, in.Cwd())
+	c, data, err = sessionContracts(getenv, in.SessionID(), root)
 	if errors.Is(err, errBroken) {
-		return nil, data, nil
+		return nil, data, root, nil
 	}
 	if c != nil {
 		c.Fold = FoldsCase(root)
 	}
-	return c, data, err
+	return c, data, root, err
 }
 
 // errBroken is sessionContracts' error for a session that started with a
@@ -242,7 +239,7 @@ func realRoot(getenv func(string) string, cwd string) string {
 // restored from rodin's copy. A broken contract blocks: the agent reads why
 // in its own turn.
 func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	c, data, err := active(in, getenv)
+	c, data, root, err := active(in, getenv)
 	if err != nil {
 		return hookio.PostOutcome{Block: true, Reason: unreadable(err)}
 	}
@@ -253,7 +250,6 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		// The verify gate records runs; off, the evidence rules still need them.
 		ledger.AppendBash(in, data)
 	}
-	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	ran := commandWindow(in)
@@ -461,7 +457,7 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if lower := strings.ToLower(path); !strings.HasSuffix(lower, ".json") && !strings.HasSuffix(lower, ".md") {
 		return hookio.PostOutcome{}
 	}
-	c, data, err := active(in, getenv)
+	c, data, _, err := active(in, getenv)
 	if c == nil || err != nil {
 		return hookio.PostOutcome{} // the Write gate denied it already
 	}
@@ -497,14 +493,13 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // told is unbacked, one gone stale), the stop is blocked, once in a row,
 // with every broken rule.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
-	c, data, err := active(in, getenv)
+	c, data, root, err := active(in, getenv)
 	if err != nil {
 		return blockOnce(in, unreadable(err))
 	}
 	if c == nil {
 		return hookio.StopOutcome{}
 	}
-	root := realRoot(getenv, in.Cwd())
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	// What changed since rodin last looked, outside any tool call it saw
@@ -513,7 +508,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if errors.Is(err, fs.ErrNotExist) {
 		recordSeen(c, data, in.SessionID(), root)
 	} else if err != nil {
-		return blockOnce(in, fmt.Sprintf("[rodin] rodin cannot read what it last saw of the artifacts (%v), so it cannot check them against %s. To fix: run `rodin doctor`", err, File))
+		return blockOnce(in, cannotTell(err))
 	}
 	b, err := safefile.ReadFile(statePath(data, in.SessionID()), MaxFile)
 	state := map[string]seen{}
@@ -521,7 +516,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		err = json.Unmarshal(b, &state)
 	}
 	if err != nil {
-		return blockOnce(in, fmt.Sprintf("[rodin] rodin cannot read what it last saw of the artifacts (%v), so it cannot check them against %s. To fix: run `rodin doctor`", err, File))
+		return blockOnce(in, cannotTell(err))
 	}
 	rels := make([]string, 0, len(state))
 	for rel, s := range state {
@@ -561,6 +556,12 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return hookio.StopOutcome{}
 	}
 	return blockOnce(in, fmt.Sprintf("[rodin] As %s stops, artifacts break their contracts (%s): %s. To fix: write them again with the fields corrected", name, File, rules(problems)))
+}
+
+// cannotTell is what a stop says when rodin's record of the artifacts
+// cannot be read.
+func cannotTell(err error) string {
+	return fmt.Sprintf("[rodin] rodin cannot read what it last saw of the artifacts (%v), so it cannot check them against %s. To fix: run `rodin doctor`", err, File)
 }
 
 // blockOnce blocks a stop, unless it follows a block: then it lets it

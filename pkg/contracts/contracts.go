@@ -127,21 +127,32 @@ func Load(root string) (*Contracts, error) {
 }
 
 // decodeTrusted reads a whole contracts file Parse accepted before (the
-// session's snapshot): decoded and its paths read; patterns are compiled
-// when a check uses them.
+// session's snapshot), with gjson as matchTrusted does (no encoding/json
+// on the path of every Bash command); patterns are compiled when a check
+// uses them.
 func decodeTrusted(b []byte) (*Contracts, error) {
-	var c Contracts
-	if err := json.Unmarshal(b, &c); err != nil {
+	if !gjson.ValidBytes(b) {
+		return nil, &Error{Msg: "not valid JSON"}
+	}
+	doc := gjson.ParseBytes(b)
+	c := &Contracts{Version: int(doc.Get("version").Int()), Roles: map[string][]string{}, Unattended: stringsOf(doc.Get("unattended"))}
+	doc.Get("roles").ForEach(func(k, v gjson.Result) bool {
+		c.Roles[k.String()] = stringsOf(v)
+		return true
+	})
+	var err error
+	doc.Get("artifacts").ForEach(func(_, r gjson.Result) bool {
+		a := decodeArtifact(r)
+		if a.segments, err = parsePath(a.Path); err != nil {
+			return false
+		}
+		c.Artifacts = append(c.Artifacts, a)
+		return true
+	})
+	if err != nil {
 		return nil, err
 	}
-	for i := range c.Artifacts {
-		segs, err := parsePath(c.Artifacts[i].Path)
-		if err != nil {
-			return nil, err
-		}
-		c.Artifacts[i].segments = segs
-	}
-	return &c, nil
+	return c, nil
 }
 
 // matchTrusted finds the artifact whose path fits rel in a contracts file

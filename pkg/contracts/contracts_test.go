@@ -280,3 +280,22 @@ func TestDecodeArtifactAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot read whole (decodeTrusted, every Bash command) is the file
+// Parse read at session start.
+func TestDecodeTrustedAsParse(t *testing.T) {
+	want, err := Parse([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeTrusted([]byte(Templates["rlp-desk"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Contracts{}, Artifact{}, Field{}, OneOfFrom{})); d != "" {
+		t.Errorf("(-Parse +decodeTrusted):\n%s", d)
+	}
+	if _, err := decodeTrusted([]byte("broken\n{}")); err == nil {
+		t.Error("a snapshot kept broken decoded")
+	}
+}

@@ -70,7 +70,7 @@ func subjectOf(in hookio.Input) string {
 // "unattended") is answered with a deny and what to do, never an allow,
 // and recorded for `rodin events`.
 func PermissionRequest(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	c, _, err := active(in, getenv)
+	c, _, _, err := active(in, getenv)
 	if err != nil {
 		// Whether the writer is unattended cannot be told: the dialog is
 		// left to Claude Code (rodin never allows), and the user told.
@@ -93,10 +93,7 @@ func PermissionRequest(in hookio.Input, getenv func(string) string) hookio.PostO
 // Notification records what Claude Code notifies (a permission prompt, an
 // idle session) for `rodin events`, in sessions with contracts.
 func Notification(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	if Off(getenv) || startedWithout(getenv, in.SessionID()) {
-		return hookio.PostOutcome{}
-	}
-	if c, _, err := active(in, getenv); c == nil && err == nil {
+	if c, _, _, err := active(in, getenv); c == nil && err == nil {
 		return hookio.PostOutcome{}
 	}
 	name, id := Writer(in)

@@ -77,54 +77,58 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 	return note, nil
 }
 
-// startedWithout reports whether the session's snapshot says it started
-// without contracts.
-func startedWithout(getenv func(string) string, session string) bool {
-	data := evidence.DataDir(getenv)
-	if data == "" || !hookio.ValidSessionID(session) {
-		return false
-	}
-	var buf [len(noneMark)]byte
-	f, err := os.Open(snapshotPath(data, session))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	n, _ := f.Read(buf[:])
-	return string(buf[:n]) == noneMark
+// snapshot is the session's record of its contracts, read once per hook.
+type snapshot struct {
+	b    []byte // as kept at session start; nil when there is none
+	none bool   // the session started without contracts
+	err  error  // it could not be read
 }
 
-// sessionArtifact is the contract of the artifact at rel, from the
-// contracts this session started with (nil when it started without, or none
-// covers rel), or from the project's file as it is now when the session has
-// no snapshot (one started before rodin kept them). exists reports whether
-// the session has contracts at all.
-func sessionArtifact(getenv func(string) string, session, root, rel string) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
-	c, a, vars, exists, err = sessionArtifactCase(getenv, session, root, rel, false)
+// readSnapshot reads the session's snapshot; none is a session from before
+// rodin kept them (or whose SessionStart hook did not run).
+func readSnapshot(getenv func(string) string, session string) snapshot {
+	data := evidence.DataDir(getenv)
+	if data == "" || !hookio.ValidSessionID(session) {
+		return snapshot{}
+	}
+	b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return snapshot{}
+	case err != nil:
+		return snapshot{err: err}
+	}
+	return snapshot{b: b, none: string(b) == noneMark}
+}
+
+// artifact is the contract of the artifact at rel, from the contracts the
+// session started with (nil when it started without, or none covers rel),
+// or from the project's file as it is now when the session has no snapshot.
+// exists reports whether the session has contracts at all. On a file system
+// that finds names whatever their case, memos/A-CLAIM.json is
+// memos/a-claim.json.
+func (snap snapshot) artifact(root, rel string) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
+	c, a, vars, exists, err = snap.match(root, rel, false)
 	if err == nil && exists && a == nil && FoldsCase(root) {
-		// memos/A-CLAIM.json is memos/a-claim.json there.
-		return sessionArtifactCase(getenv, session, root, rel, true)
+		return snap.match(root, rel, true)
 	}
 	return c, a, vars, exists, err
 }
 
-func sessionArtifactCase(getenv func(string) string, session, root, rel string, fold bool) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
-	if data := evidence.DataDir(getenv); data != "" && hookio.ValidSessionID(session) {
-		b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
-		switch {
-		case err == nil && string(b) == noneMark:
-			return nil, nil, nil, false, nil
-		case err == nil:
-			// Accepted by Parse at session start (a broken file is kept so
-			// that it does not decode: Parse then says why).
-			if c, a, vars, err := matchTrusted(b, rel, fold); err == nil {
-				return c, a, vars, true, nil
-			}
-			_, err = Parse(b)
-			return nil, nil, nil, true, err
-		case !errors.Is(err, fs.ErrNotExist):
-			return nil, nil, nil, true, err
+func (snap snapshot) match(root, rel string, fold bool) (c *Contracts, a *Artifact, vars map[string]string, exists bool, err error) {
+	switch {
+	case snap.err != nil:
+		return nil, nil, nil, true, snap.err
+	case snap.none:
+		return nil, nil, nil, false, nil
+	case snap.b != nil:
+		// Accepted by Parse at session start (a broken file is kept so
+		// that it does not decode: Parse then says why).
+		if c, a, vars, err := matchTrusted(snap.b, rel, fold); err == nil {
+			return c, a, vars, true, nil
 		}
+		_, err = Parse(snap.b)
+		return nil, nil, nil, true, err
 	}
 	b, err := safefile.ReadFile(filepath.Join(root, File), MaxFile)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -195,7 +199,8 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	tool := in.ToolName()
 	// Most sessions have no contracts: one read says so, before any path
 	// is resolved (a write into .rodin/ is still looked at).
-	if startedWithout(getenv, in.SessionID()) && !strings.Contains(filepath.ToSlash(path), "/.rodin/") {
+	snap := readSnapshot(getenv, in.SessionID())
+	if snap.none && !strings.Contains(filepath.ToSlash(path), "/.rodin/") {
 		return hookio.NoDecision
 	}
 	realRoot, real, rel := resolve(root, path)
@@ -203,7 +208,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	// runs through one) would let the file a reader opens be written
 	// unchecked, or be another file than the one judged.
 	if literal := literalRel(root, realRoot, path); literal != "" && literal != rel {
-		_, la, _, _, err := sessionArtifact(getenv, in.SessionID(), realRoot, literal)
+		_, la, _, _, err := snap.artifact(realRoot, literal)
 		if err != nil {
 			return cannotRead(tool, literal, err)
 		}
@@ -219,7 +224,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if rel == "" {
 		return hookio.NoDecision // outside the project
 	}
-	c, a, vars, has, err := sessionArtifact(getenv, in.SessionID(), realRoot, rel)
+	c, a, vars, has, err := snap.artifact(realRoot, rel)
 	if err != nil {
 		return cannotRead(tool, rel, err)
 	}
