@@ -159,37 +159,34 @@ func keepCopy(data, real string, b []byte) {
 	}
 }
 
-// sessionContracts decodes the whole snapshot (for the routes that look at
-// every artifact); nil when the session started without contracts. A
-// session with no snapshot (one started before rodin kept them, or whose
+// contracts decodes the whole snapshot (for the routes that look at every
+// artifact); nil when the session started without contracts. A session
+// with no snapshot (one started before rodin kept them, or whose
 // SessionStart hook did not run) has the project's file as it is now, as
 // the Write gate reads it.
-func sessionContracts(getenv func(string) string, session, root string) (*Contracts, string, error) {
-	data := evidence.DataDir(getenv)
-	snap := readSnapshot(getenv, session)
+func (snap snapshot) contracts(root string) (*Contracts, error) {
 	switch {
-	case data == "" || !hookio.ValidSessionID(session) || snap.none:
-		return nil, data, nil
+	case snap.none:
+		return nil, nil
 	case snap.err != nil:
-		return nil, data, snap.err
+		return nil, snap.err
 	case snap.b == nil:
-		c, err := Load(root)
-		return c, data, err
+		return Load(root)
 	}
 	// Accepted by Parse at session start: decoded without checking it again
 	// (every Bash command pays this); a broken one is kept so that it does
 	// not decode, and Parse says why.
 	if c, err := decodeTrusted(snap.b); err == nil {
-		return c, data, nil
+		return c, nil
 	}
 	if bytes.HasPrefix(snap.b, []byte(brokenMark)) {
-		return nil, data, errBroken
+		return nil, errBroken
 	}
 	c, err := Parse(snap.b)
-	if err == nil {
-		return c, data, nil
+	if err != nil {
+		return nil, err
 	}
-	return nil, data, err
+	return c, nil
 }
 
 // active is the session's contracts, rodin's data directory and the
@@ -200,11 +197,18 @@ func sessionContracts(getenv func(string) string, session, root string) (*Contra
 // when rodin's own record cannot be read (a damaged snapshot, an
 // unreadable file): the routes then fail closed, each as it can.
 func active(in hookio.Input, getenv func(string) string) (c *Contracts, data, root string, err error) {
-	if Off(getenv) {
-		return nil, "", "", nil
+	data = evidence.DataDir(getenv)
+	if Off(getenv) || data == "" || !hookio.ValidSessionID(in.SessionID()) {
+		return nil, data, "", nil
+	}
+	// Most sessions have no contracts: the snapshot's first bytes say so,
+	// before any path is resolved (this runs after every Bash command).
+	snap := readSnapshot(getenv, in.SessionID())
+	if snap.none {
+		return nil, data, "", nil
 	}
 	root = realRoot(getenv, in.Cwd())
-	c, data, err = sessionContracts(getenv, in.SessionID(), root)
+	c, err = snap.contracts(root)
 	if errors.Is(err, errBroken) {
 		return nil, data, root, nil
 	}
@@ -214,7 +218,7 @@ func active(in hookio.Input, getenv func(string) string) (c *Contracts, data, ro
 	return c, data, root, err
 }
 
-// errBroken is sessionContracts' error for a session that started with a
+// errBroken is snapshot.contracts' error for a session that started with a
 // broken contracts file.
 var errBroken = errors.New("the contracts file was broken when the session started")
 
