@@ -118,6 +118,11 @@ func contractsCheck(e *env, args []string) error {
 	if err != nil {
 		return fail(err)
 	}
+	if session != "" {
+		if data := evidence.DataDir(e.getenv); data != "" {
+			out.Violations = append(out.Violations, c.WriterViolation(data, session, filepath.ToSlash(rel), content)...)
+		}
+	}
 	out.Violations = append(out.Violations, a.CheckContent(content, vars, realRoot)...)
 	if a.Evidence != nil {
 		out.Evidence = "not checked"

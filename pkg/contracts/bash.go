@@ -278,7 +278,13 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 // while ran covers them are taken for the writer's (name, id), and only
 // those are blamed on it or removed; a first-writer file changed by anyone
 // is put back.
-func (c *Contracts) sweep(getenv func(string) string, session, data, root, name, id string, ran window, witness func() Witness) (problems []string, err error) {
+//
+// A change no call's window covers, made while a background task of the
+// session ran (a `run_in_background` Bash), is the agent's that launched
+// it, judged as its foreground writes are (ledger.Attribute).
+func (c *Contracts) sweep(getenv func(string) string, session, data, root, callName, callID string, ran window, witness func() Witness) (problems []string, err error) {
+	var bg []ledger.Window
+	bgRead := false
 	_, err = safefile.Update(statePath(data, session), MaxFile, func(old []byte) ([]byte, error) {
 		state := map[string]seen{}
 		json.Unmarshal(old, &state)
@@ -340,6 +346,16 @@ func (c *Contracts) sweep(getenv func(string) string, session, data, root, name,
 			// session, a process in the background): checked, never
 			// blamed on it, and nothing of it removed.
 			mine := ran.covers(fi)
+			name, id := callName, callID
+			if !mine {
+				if !bgRead {
+					bg, bgRead = ledger.BackgroundWindows(data, session), true
+				}
+				if w, ok := ledger.Attribute(bg, changeTime(fi)); ok {
+					mine = true
+					name, id = writerOf(w)
+				}
+			}
 			if fi.Mode()&fs.ModeSymlink != 0 {
 				target, _ := os.Readlink(real)
 				switch {
@@ -442,6 +458,43 @@ func (c *Contracts) sweep(getenv func(string) string, session, data, root, name,
 	return problems, err
 }
 
+// WriterViolation is the broken writers rule of the file at rel as
+// rodin saw it written in the session (a Write, a Bash command, a
+// background task, judged when written), none when rodin saw no one in
+// the session write it as it is now (for `rodin contracts check --session`,
+// which then agrees with the hooks on who wrote it).
+func (c *Contracts) WriterViolation(data, session, rel string, content []byte) []Violation {
+	b, err := safefile.ReadFile(statePath(data, session), MaxFile)
+	if err != nil {
+		return nil
+	}
+	state := map[string]seen{}
+	if json.Unmarshal(b, &state) != nil {
+		return nil
+	}
+	s, ok := state[rel]
+	a, _ := c.Match(rel)
+	if !ok || s.By == "" || s.Sum != digest(content) || a == nil {
+		return nil
+	}
+	if a.writerProblem(c, s.By) == "" {
+		return nil
+	}
+	return []Violation{{Field: "(writer)", Rule: "writers", Expected: strings.Join(a.Writers, " or "), Got: fmt.Sprintf("%s (role %s)", s.By, strings.Join(c.RoleOf(s.By), ", "))}}
+}
+
+// writerOf is the writer a background task's window stands for: the
+// agent that launched it, named as Writer names the agent of a call.
+func writerOf(w ledger.Window) (name, id string) {
+	switch {
+	case w.Type == "":
+		return "main", w.Agent
+	case IsTeammateID(w.Agent):
+		return "teammate:" + w.Type, w.Agent
+	}
+	return w.Type, w.Agent
+}
+
 // restore puts rodin's copy of a first-writer file back; false when it
 // has none.
 func restore(data, real string) bool {
@@ -506,8 +559,10 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	}
 	name, id := Writer(in)
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
-	// What changed since rodin last looked, outside any tool call it saw
-	// (a process left in the background): checked, blamed on no one.
+	ledger.NoteStop(in, data)
+	// What changed since rodin last looked, outside any tool call it saw:
+	// the agent's when a background task it launched was running then,
+	// else someone else's (checked, blamed on no one).
 	problems, err := c.sweep(getenv, in.SessionID(), data, root, name, id, window{}, witness)
 	if errors.Is(err, fs.ErrNotExist) {
 		recordSeen(c, data, in.SessionID(), root)

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/safefile"
@@ -37,6 +39,15 @@ type Run struct {
 	Exit    int    `json:"exit"`
 	Cwd     string `json:"cwd,omitempty"`
 	Agent   string `json:"agent,omitempty"` // agent_id when a subagent ran it
+	Type    string `json:"at,omitempty"`    // agent_type when a subagent (or a --agent session) ran it
+	// Dur is how long a Bash call ran (duration_ms), -1 when Claude Code
+	// did not say: with Time it is the call's window, in which the files
+	// it changed were changed (who.go).
+	Dur int64 `json:"dur,omitempty"`
+	// Bg is the backgroundTaskId of a call run in the background (its
+	// process may write files until it ends), or, for KindBgDone, the
+	// ids of tasks known to have ended, space-separated.
+	Bg string `json:"bg,omitempty"`
 	// PromptSum is the SHA-256 (hex) of what a qa run was asked, its line
 	// endings and trailing blank space aside: a digest, so that a huge
 	// prompt makes no huge record.
@@ -83,6 +94,9 @@ const (
 	// KindUnticked notes a box rodin unticked at a stop (Command is
 	// FILE:REF): it is no run, and no evidence.
 	KindUnticked = "unticked"
+	// KindBgDone notes that background tasks (Bg) had ended by Time: a
+	// Stop input's background_tasks no longer listed them.
+	KindBgDone = "bgdone"
 )
 
 // When is the run's time.
@@ -192,7 +206,7 @@ func Runs(data, session string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked) {
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1
@@ -445,9 +459,20 @@ func AppendBash(in hookio.Input, data string) {
 	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
 	r := Run{Time: freshness.Now().UnixNano(), Kind: KindBash, Command: cmd, Cwd: in.Cwd()}
 	r.Agent, _, _ = in.Field("agent_id")
+	r.Type, _, _ = in.Field("agent_type")
+	r.Dur = -1
+	if d := in.Get("duration_ms"); d.Type == gjson.Number {
+		r.Dur = max(d.Int(), 0)
+	}
 	switch in.HookEventName() {
 	case "PostToolUse":
 		r.Exit = finishedExit(in)
+		if r.Exit == ExitBackground {
+			r.Bg = in.Get("tool_response.backgroundTaskId").String()
+			if r.Bg == "" {
+				r.Bg = "?" + in.Get("tool_use_id").String() // moved there: no id given
+			}
+		}
 	case "PostToolUseFailure":
 		r.Exit = exitCode(in)
 	default:

@@ -57,6 +57,7 @@ var PreToolUse = []Route[hookio.PreOutcome]{
 var (
 	PostToolUse = []Route[hookio.PostOutcome]{
 		{Match: "Write|Edit|MultiEdit", Run: plangate.Keep},
+		{Match: "Write|Edit|MultiEdit", Run: verifygate.PostEdit}, // ticks a file tool made
 		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
 		{Match: "Bash", Run: verifygate.RecordBash},

@@ -25,6 +25,12 @@ import (
 // (the gate denies ticking a box in it, with that reason).
 const MaxSize = 4 << 20
 
+// MaxRead is the largest task file the stop and the Bash check read: a
+// file made larger than MaxSize behind the edit gate's back (a comment
+// appended through Bash) is still read and judged, never skipped; past
+// MaxRead it is unverified.
+const MaxRead = 64 << 20
+
 // Source says where a verification task's command was read, for messages:
 // a person seeing "from the title" next to a wrong command sees the
 // misreading at once.
@@ -126,7 +132,7 @@ func Parse(src []byte) []Task { return ParseFile(src).Tasks }
 // ParseFile reads a task file: its tasks and its quality commands.
 func ParseFile(src []byte) File {
 	var f File
-	if len(src) > MaxSize {
+	if len(src) > MaxRead {
 		return f
 	}
 	// A byte-order mark (some editors write one) is no text of the first

@@ -56,6 +56,12 @@ type Session struct {
 	fileQuality map[string][]tasks.Command
 	present     map[string][]tasks.Task // SetPresent
 	indexed     []string                // task files the stop hook's quick look found (taskFiles)
+	windows     []ledger.Window         // byTime
+	windowsErr  error
+	windowsRead bool
+	// Strict is set when RODIN_REQUIRE_SANDBOX refuses evidence in this
+	// session (sandbox.StrictDenial): no tick is justified when made.
+	Strict bool
 }
 
 // ErrNoDataDir is Open's error when rodin has nowhere to keep evidence.

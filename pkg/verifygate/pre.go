@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/pkg/edits"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
@@ -67,6 +69,16 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if line, r := invisibleAdded(before, after, old, []byte(next)); line > 0 {
 		return deny("This %s puts an invisible character (U+%04X) into the task on line %d of %s: rodin reads ids and tags without such characters, and they make one task look like another. To fix: write the task line without it.", tool, r, line, rel)
 	}
+	// What changed in the file since rodin last saw it, before this
+	// edit, is someone's: the agent's when one of its calls explains it
+	// (a background task), else someone else's, never judged as a tick
+	// of this edit.
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		if exists {
+			s.look(st, rel, s.byTime, before)
+		}
+		return nil
+	})
 	s.SetPresent(rel, after)
 	var items []Item
 	for _, t := range tasks.Ticked(before, after) {
@@ -87,10 +99,66 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if bad := Unverified(vs); len(bad) > 0 {
 		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+", then tick the box again. A task that cannot pass here can be waived by the user, who types `"+WaiveCommand+" ID FILE REASON` in Claude Code.")
 	}
+	// Justified now: the tick is the agent's and judged, once the tool
+	// has written it (PostEdit sees it done).
+	agent, _, _ := in.Field("agent_id")
+	call, _, _ := in.Field("tool_use_id")
+	now := time.Now().UnixNano()
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		for _, it := range items {
+			st.boxes[boxKey{rel, it.Task.Key()}] = box{mark: markPending, time: now, agent: agent, tool: call}
+		}
+		return nil
+	})
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}
 	}
 	return hookio.NoDecision
+}
+
+// PostEdit is the PostToolUse route for a Write, Edit or MultiEdit of a
+// task file: the ticks the tool made are the agent's, judged by PreEdit
+// before it ran (and judged now when PreEdit did not see them). It reads
+// the session's record, and the file only when it is a task file.
+func PostEdit(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	path := in.Get("tool_input.file_path").String()
+	if !strings.HasSuffix(path, ".md") || Off(getenv) || !hookio.ValidSessionID(in.SessionID()) {
+		return hookio.PostOutcome{}
+	}
+	data := evidence.DataDir(getenv)
+	if data == "" {
+		return hookio.PostOutcome{}
+	}
+	st, err := loadTicks(data, in.SessionID())
+	if st == nil || err != nil {
+		return hookio.PostOutcome{} // the stop judges what it cannot
+	}
+	cfg := project.Config{TaskFiles: st.globs}
+	if !cfg.IsTaskFile(st.root, path) {
+		if target, err := filepath.EvalSymlinks(path); err != nil || !cfg.IsTaskFile(st.root, target) {
+			return hookio.PostOutcome{}
+		}
+	}
+	s, err := Open(getenv, in.SessionID(), in.Cwd())
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	rel, _ := s.taskFile(path)
+	if rel == "" {
+		return hookio.PostOutcome{}
+	}
+	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
+	agent, _, _ := in.Field("agent_id")
+	tool, _, _ := in.Field("tool_use_id")
+	var bad []Verdict
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		bad, _ = s.look(st, rel, func(int64) owner { return owner{mine: true, agent: agent, tool: tool} }, nil)
+		return nil
+	})
+	if len(bad) > 0 {
+		return hookio.PostOutcome{Block: true, Reason: fmt.Sprintf("[rodin] This %s ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again; a box ticked without its checks is unticked when the session stops.", in.ToolName(), names(bad), explainAll(bad), s.fixRun(bad)+", untick it")}
+	}
+	return hookio.PostOutcome{}
 }
 
 // taskFile is the task file an edit of path writes, relative to the root,

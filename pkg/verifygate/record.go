@@ -1,6 +1,10 @@
 package verifygate
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -10,6 +14,8 @@ import (
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/sandbox"
+	"github.com/rodin-gate/rodin/pkg/tasks"
 	"github.com/rodin-gate/rodin/pkg/transcript"
 )
 
@@ -24,7 +30,65 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		return hookio.PostOutcome{}
 	}
 	AppendRun(in, getenv)
-	return hookio.PostOutcome{}
+	return judgeBashTicks(in, getenv)
+}
+
+// judgeBashTicks judges, right after a Bash command, the boxes ticked in
+// the session's task files since rodin last looked: the command's (those
+// changed in its window) as of now, a background task's the same, anyone
+// else's not at all. It stats the task files rodin knows and reads only
+// those that changed; a new task file is found by the stop.
+func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	data, session := evidence.DataDir(getenv), in.SessionID()
+	if data == "" || !hookio.ValidSessionID(session) {
+		return hookio.PostOutcome{}
+	}
+	st, err := loadTicks(data, session)
+	if st == nil || err != nil {
+		return hookio.PostOutcome{} // the stop says what it cannot read
+	}
+	var changed []string
+	for rel := range st.files {
+		fi, err := os.Stat(filepath.Join(st.root, filepath.FromSlash(rel)))
+		if err != nil || st.changed(rel, fi) {
+			changed = append(changed, rel)
+		}
+	}
+	if len(changed) == 0 {
+		return hookio.PostOutcome{}
+	}
+	sort.Strings(changed)
+	s, err := Open(getenv, session, in.Cwd())
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
+	var bad []Verdict
+	var unread []string
+	updateTicks(data, session, func(st *tickState) error {
+		bad, unread = nil, nil
+		for _, rel := range changed {
+			b, why := s.look(st, rel, s.byTime, nil)
+			bad = append(bad, b...)
+			if why != "" {
+				if u, ok := st.unread[rel]; ok && u.why == why {
+					unread = append(unread, why)
+				}
+			}
+		}
+		return nil
+	})
+	var say []string
+	if len(bad) > 0 {
+		say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), s.fixRun(bad)+"; untick it"))
+	}
+	if len(unread) > 0 {
+		say = append(say, fmt.Sprintf("This Bash command changed a task file rodin cannot read: %s. Its boxes are unverified, and the stop is blocked until it can be read. To fix: undo the change (a task file stays under %d MiB and plain Markdown).", strings.Join(unread, "; "), tasks.MaxSize>>20))
+	}
+	if len(say) == 0 {
+		return hookio.PostOutcome{}
+	}
+	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
 // AppendRun adds the Bash call of in to the session's record of runs

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	var indexed []string // the task files the quick look found, for the full path
 	if in.HookEventName() != "TaskCompleted" {
 		var quiet bool
-		if quiet, indexed = nothingTicked(getenv, in.SessionID()); quiet {
+		if quiet, indexed = nothingTicked(getenv, in); quiet {
 			return hookio.StopOutcome{}
 		}
 	}
@@ -50,6 +51,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return unverifiable(in, again, "rodin cannot read its record of this session ("+err.Error()+"), so it cannot tell whether a verification task was ticked without its checks. To fix: run `rodin doctor`")
 	}
 	s.indexed = indexed
+	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
 	var items []Item
 	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
@@ -69,7 +71,11 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 				return unverifiable(in, again, "rodin has no record of the task boxes at this session's start and cannot write one ("+err.Error()+"). To fix: free space in rodin's data directory, then run `rodin doctor`")
 			}
 		} else {
-			items = s.tickedSinceStart()
+			var unread []string
+			items, unread = s.outstanding(in)
+			if len(unread) > 0 {
+				return s.unreadStop(in, again, unread)
+			}
 		}
 	}
 	if len(items) == 0 {
@@ -89,6 +95,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		}
 	}
 	bad := Unverified(vs)
+	s.madeGood(vs)
 	if len(bad) == 0 {
 		if w := waived(vs); w != "" {
 			return hookio.StopOutcome{SystemMessage: "[rodin] Checked without passing checks, as waived: " + w}
@@ -116,6 +123,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	}
 	unticked, failed := s.untick(bad)
 	s.noteUnticked(unticked)
+	s.forget(unticked)
 	out := msg + " rodin blocked this stop once already, so it lets it through"
 	if len(unticked) > 0 {
 		out += " and has unticked " + names(unticked) + " in the task file (boxes ticked without their checks do not outlive the session)"
@@ -153,7 +161,8 @@ func readSubject(in hookio.Input) string {
 // each task file, and a directory each only when a Bash command ran since
 // the last look: no walk of the tree, no parse of Markdown, no decode of
 // the baseline. Anything it cannot tell sends the stop down the full path.
-func nothingTicked(getenv func(string) string, session string) (quiet bool, files []string) {
+func nothingTicked(getenv func(string) string, in hookio.Input) (quiet bool, files []string) {
+	session := in.SessionID()
 	data := evidence.DataDir(getenv)
 	if data == "" || !planfile.ValidSessionID(session) {
 		return false, nil
@@ -168,6 +177,11 @@ func nothingTicked(getenv func(string) string, session string) (quiet bool, file
 	// since they last were (the run log grew), or ever ran in the
 	// background: a file tool's write of a task file is in the index
 	// already (the edit gate notes it).
+	if ix.Watch {
+		// A background task ran in this session: note which have ended
+		// (they explain no later change).
+		ledger.NoteStop(in, data)
+	}
 	size, background := ledger.LogGrowth(data, session, ix.LogSize)
 	refreshed := ix.Watch || background || size != ix.LogSize
 	if refreshed {
@@ -180,10 +194,25 @@ func nothingTicked(getenv func(string) string, session string) (quiet bool, file
 	if refreshed {
 		files = ix.Files // up to date: the full path need not look again
 	}
+	// With the session's record of its boxes, a stop is quiet when no
+	// task file changed since rodin last looked and no box the agent
+	// ticked without its checks is left; without it, when none changed
+	// since the session began.
+	st, err := loadTicks(data, session)
+	if err != nil || st != nil && st.outstanding() {
+		return false, files
+	}
 	since := time.Unix(0, ix.Since)
 	for _, rel := range ix.Files {
-		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil || !ix.Known[rel] || !freshness.ChangeTime(fi).Before(since) {
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			return false, files
+		case st != nil:
+			if st.changed(rel, fi) {
+				return false, files
+			}
+		case !ix.Known[rel] || !freshness.ChangeTime(fi).Before(since):
 			return false, files
 		}
 	}
@@ -232,11 +261,142 @@ func (s *Session) taskFiles() []string {
 	return ix.Files
 }
 
+// outstanding are the boxes this stop answers for: ticked by this
+// session's agent (by the stopping agent, for a subagent's stop) without
+// their checks when they were ticked, and still ticked. It first looks at
+// every task file changed since rodin last saw it, and judges the ticks
+// made since by whoever made them (ledger.Attribute): the agent's now,
+// someone else's never. Without a record of the session's boxes (a
+// session from before it was kept, or one damaged), every verification
+// box ticked since the session began is judged, as it stands. unread
+// names the task files the agent changed that rodin cannot read.
+func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
+	if listed := ledger.RunningTasks(in); listed != nil {
+		if runs, err := s.Runs(); err == nil {
+			ledger.BackgroundEnded(s.Data, s.ID, runs, listed, freshness.Now())
+			s.runsRead = false // read again, with the end recorded
+		}
+	}
+	st, err := loadTicks(s.Data, s.ID)
+	if st == nil || err != nil {
+		return s.tickedSinceStart(), nil
+	}
+	stopping := ""
+	if in.HookEventName() == "SubagentStop" {
+		stopping, _, _ = in.Field("agent_id")
+	}
+	files := map[string]bool{}
+	for _, rel := range s.taskFiles() {
+		files[rel] = true
+	}
+	for rel := range st.files {
+		files[rel] = true
+	}
+	err = updateTicks(s.Data, s.ID, func(st *tickState) error {
+		for _, rel := range slices.Sorted(mapKeys(files)) {
+			fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+			if err == nil && !st.changed(rel, fi) {
+				continue
+			}
+			s.look(st, rel, s.byTime, nil)
+		}
+		for _, u := range st.unread {
+			if stopping == "" || u.agent == stopping {
+				unread = append(unread, u.why)
+			}
+		}
+		bad := map[string]bool{}
+		for k, b := range st.boxes {
+			if b.mark == markBad && (stopping == "" || b.agent == stopping) {
+				bad[k.file] = true
+			}
+		}
+		for _, rel := range slices.Sorted(mapKeys(bad)) {
+			ts, ok := s.present[rel]
+			if !ok {
+				b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+				if err != nil {
+					unread = append(unread, fmt.Sprintf("%s cannot be read (%v)", rel, err))
+					continue
+				}
+				if ts, ok = parseWithin(b, parseBudget); !ok {
+					unread = append(unread, fmt.Sprintf("%s did not parse within %s", rel, parseBudget))
+					continue
+				}
+			}
+			for _, t := range ts {
+				if b, ok := st.boxes[boxKey{rel, t.Key()}]; ok && b.mark == markBad && t.Checked && (stopping == "" || b.agent == stopping) {
+					items = append(items, Item{File: rel, Task: t})
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return s.tickedSinceStart(), nil
+	}
+	sort.Strings(unread)
+	return items, unread
+}
+
+// madeGood records the agent's ticks whose checks have passed by the stop
+// as justified: a tick made too early and made good before the session
+// stops is taken as made then (as if unticked and ticked again).
+func (s *Session) madeGood(vs []Verdict) {
+	var good []Verdict
+	for _, v := range vs {
+		if v.OK() {
+			good = append(good, v)
+		}
+	}
+	if len(good) == 0 {
+		return
+	}
+	now := time.Now().UnixNano()
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		for _, v := range good {
+			k := boxKey{v.File, v.Task.Key()}
+			if b, ok := st.boxes[k]; ok && b.mark == markBad {
+				b.mark, b.time = markOK, now
+				st.boxes[k] = b
+			}
+		}
+		return nil
+	})
+}
+
+// forget drops the boxes rodin unticked from the record, and notes the
+// files as its untick left them (rodin's own write is no one's tick).
+func (s *Session) forget(vs []Verdict) {
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		for _, v := range vs {
+			delete(st.boxes, boxKey{v.File, v.Task.Key()})
+			if fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(v.File))); err == nil {
+				st.files[v.File] = seenAs(fi)
+			}
+		}
+		return nil
+	})
+}
+
+// unreadStop blocks a stop, once in a row, while a task file the agent
+// changed cannot be read: its boxes are unverified, never skipped.
+func (s *Session) unreadStop(in hookio.Input, again bool, unread []string) hookio.StopOutcome {
+	msg := "[rodin] This session changed task files rodin cannot read, so any box ticked in them is unverified: " + strings.Join(unread, "; ") + "."
+	if in.HookEventName() == "TaskCompleted" {
+		return hookio.StopOutcome{Block: true, Reason: msg}
+	}
+	if again {
+		return hookio.StopOutcome{SystemMessage: msg + " rodin blocked this stop once already, so it lets it through; it cannot untick boxes in a file it cannot read: these tasks are unverified."}
+	}
+	return hookio.StopOutcome{Block: true, Reason: msg + fmt.Sprintf(" To fix: undo the change that made them unreadable (a task file rodin reads is plain Markdown under %d MiB), or untick what you ticked.", tasks.MaxSize>>20)}
+}
+
 // checkedNow are the verification tasks checked now.
 func (s *Session) checkedNow() []Item {
 	var items []Item
 	for _, rel := range s.taskFiles() {
-		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
 			continue
 		}
@@ -262,7 +422,7 @@ func (s *Session) tickedSinceStart() []Item {
 				continue
 			}
 		}
-		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
 			continue
 		}
@@ -294,7 +454,7 @@ func (s *Session) completedTask(in hookio.Input) (Item, bool) {
 	}
 	t := parsed[0]
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
-		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxSize)
+		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
 			continue
 		}
@@ -355,6 +515,9 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	saved, err = ledger.SaveBaseline(data, session, b)
 	if saved && err == nil {
 		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
+		err = startTicks(data, session, &b, cfg.TaskFiles, func(rel string) (os.FileInfo, error) {
+			return os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		})
 	}
 	if err == nil && cfgErr != nil {
 		err = cfgErr

@@ -36,7 +36,7 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
-		_, err := safefile.Update(path, tasks.MaxSize, func(old []byte) ([]byte, error) {
+		_, err := safefile.Update(path, tasks.MaxRead, func(old []byte) ([]byte, error) {
 			return untickBoxes(old, fvs)
 		})
 		if err != nil {

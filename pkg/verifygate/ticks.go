@@ -1,0 +1,446 @@
+package verifygate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// A tick is judged once, when it is made (VERIFY-SPEC §2, §5): a box the
+// agent ticks through a file tool is judged by the edit gate before the
+// tool runs; one ticked by a Bash command right after the command; one
+// ticked by a background task, or written by someone rodin did not see,
+// when rodin first sees it (the next Bash command, edit or stop). What was
+// decided is kept here, per session: the verification boxes checked as
+// rodin last saw them, who ticked each and whether its checks had passed
+// then. Later work never makes a justified tick wrong, and a box someone
+// else ticked (the user in an editor, another session) is never unticked.
+
+// Marks of a box.
+const (
+	markStart   = 's' // checked when the session began
+	markOK      = 'k' // ticked by this session's agent with its checks passed then (or waived)
+	markBad     = 'b' // ticked by this session's agent without them
+	markOther   = 'o' // ticked by someone else
+	markPending = 'p' // a file tool's tick the edit gate let through, not yet seen done: not checked
+)
+
+type boxKey struct{ file, key string }
+
+// box is one verification task's box as rodin last saw it.
+type box struct {
+	mark  byte
+	time  int64  // unix ns of the judgement
+	agent string // agent_id of the agent that ticked it ("" the main thread)
+	tool  string // tool_use_id of the file tool call (markPending)
+}
+
+// unread is a task file the agent changed and rodin could not read: its
+// boxes are unverified.
+type unread struct {
+	time  int64
+	agent string
+	why   string
+}
+
+// tickState is the session's record, kept in ticks().
+type tickState struct {
+	since  int64               // when the session began: a file never seen counts as seen then
+	root   string              // the project root
+	globs  []string            // the task-file globs the session began with
+	files  map[string][2]int64 // rel → change time and size as last seen
+	boxes  map[boxKey]box
+	unread map[string]unread
+}
+
+func ticksPath(data, session string) string {
+	return filepath.Join(ledger.Dir(data), session+".ticks")
+}
+
+func newTickState() *tickState {
+	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}}
+}
+
+// MarshalText writes the state as plain lines (read at every Bash command:
+// no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
+// `b MARK TIME "AGENT" "TOOL" "FILE" "KEY"`, `u TIME "AGENT" "FILE" "WHY"`.
+func (st *tickState) MarshalText() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
+	for _, g := range st.globs {
+		fmt.Fprintf(&b, "g %s\n", strconv.Quote(g))
+	}
+	files := make([]string, 0, len(st.files))
+	for f := range st.files {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		fmt.Fprintf(&b, "f %d %d %s\n", st.files[f][0], st.files[f][1], strconv.Quote(f))
+	}
+	keys := make([]boxKey, 0, len(st.boxes))
+	for k := range st.boxes {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b boxKey) int {
+		if c := strings.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for _, k := range keys {
+		x := st.boxes[k]
+		fmt.Fprintf(&b, "b %c %d %s %s %s %s\n", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(x.tool), strconv.Quote(k.file), strconv.Quote(k.key))
+	}
+	for _, f := range slices.Sorted(mapKeys(st.unread)) {
+		u := st.unread[f]
+		fmt.Fprintf(&b, "u %d %s %s %s\n", u.time, strconv.Quote(u.agent), strconv.Quote(f), strconv.Quote(u.why))
+	}
+	return b.Bytes()
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+var errDamagedTicks = errors.New("rodin's record of this session's task boxes is damaged")
+
+// parseTicks reads what MarshalText wrote; any other line is damage.
+func parseTicks(src []byte) (*tickState, error) {
+	st := newTickState()
+	for len(src) > 0 {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return nil, errDamagedTicks
+		}
+		line := string(src[:i])
+		src = src[i+1:]
+		if len(line) < 3 || line[1] != ' ' {
+			return nil, errDamagedTicks
+		}
+		f, ok := fields(line[2:])
+		if !ok {
+			return nil, errDamagedTicks
+		}
+		num := func(s string) int64 {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				ok = false
+			}
+			return n
+		}
+		switch {
+		case line[0] == 't' && len(f) == 1:
+			st.since = num(f[0])
+		case line[0] == 'r' && len(f) == 1:
+			st.root = f[0]
+		case line[0] == 'g' && len(f) == 1:
+			st.globs = append(st.globs, f[0])
+		case line[0] == 'f' && len(f) == 3:
+			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
+		case line[0] == 'b' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbop", f[0]):
+			st.boxes[boxKey{f[4], f[5]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2], tool: f[3]}
+		case line[0] == 'u' && len(f) == 4:
+			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
+		default:
+			ok = false
+		}
+		if !ok {
+			return nil, errDamagedTicks
+		}
+	}
+	if st.root == "" {
+		return nil, errDamagedTicks
+	}
+	return st, nil
+}
+
+// fields splits a line of words and quoted strings.
+func fields(s string) ([]string, bool) {
+	var out []string
+	for s != "" {
+		if s[0] == '"' {
+			q, err := strconv.QuotedPrefix(s)
+			if err != nil {
+				return nil, false
+			}
+			u, _ := strconv.Unquote(q)
+			out = append(out, u)
+			s = s[len(q):]
+		} else {
+			w, rest, _ := strings.Cut(s, " ")
+			out = append(out, w)
+			s = " " + rest
+			if rest == "" {
+				s = ""
+			}
+		}
+		if s != "" {
+			if s[0] != ' ' {
+				return nil, false
+			}
+			s = s[1:]
+		}
+	}
+	return out, true
+}
+
+// loadTicks reads the session's record; nil (and no error) when it has
+// none.
+func loadTicks(data, session string) (*tickState, error) {
+	b, err := safefile.ReadFile(ticksPath(data, session), 16<<20)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseTicks(b)
+}
+
+// updateTicks changes the session's record under its lock. A record that
+// does not exist is not created (the session began without one); a
+// damaged one is an error.
+func updateTicks(data, session string, edit func(st *tickState) error) error {
+	_, err := safefile.Update(ticksPath(data, session), 16<<20, func(old []byte) ([]byte, error) {
+		if len(old) == 0 {
+			return nil, os.ErrNotExist
+		}
+		st, err := parseTicks(old)
+		if err != nil {
+			return nil, err
+		}
+		if err := edit(st); err != nil {
+			return nil, err
+		}
+		return st.MarshalText(), nil
+	})
+	return err
+}
+
+// seenAs is a file's change time and size, as the state keeps them. A
+// time too recent to trust is kept as 0, so that the next look reads the
+// file again: a same-size change (a box ticked) in the same tick of the
+// clock files are stamped with would carry the same time.
+func seenAs(fi os.FileInfo) [2]int64 {
+	mod := freshness.ChangeTime(fi)
+	if freshness.Now().Sub(mod) < recent {
+		return [2]int64{0, fi.Size()}
+	}
+	return [2]int64{mod.UnixNano(), fi.Size()}
+}
+
+// recent is how old a change time must be to be trusted by seenAs: far
+// more than a tick of the coarse clock (4 or 10 ms).
+const recent = 100 * time.Millisecond
+
+// changed reports whether rel differs from what the state last saw of it.
+func (st *tickState) changed(rel string, fi os.FileInfo) bool {
+	was, ok := st.files[rel]
+	// A file never seen, or seen too recently to trust its time, is
+	// looked at.
+	return !ok || was[0] == 0 || was != [2]int64{freshness.ChangeTime(fi).UnixNano(), fi.Size()}
+
+}
+
+// outstanding reports whether a box the agent ticked without its checks,
+// or a task file it made unreadable, is left.
+func (st *tickState) outstanding() bool {
+	for _, b := range st.boxes {
+		if b.mark == markBad {
+			return true
+		}
+	}
+	return len(st.unread) > 0
+}
+
+// owner says whose a change is: this session's agent's (Agent, and Tool
+// for a file tool call) or someone else's.
+type owner struct {
+	mine  bool
+	agent string
+	tool  string
+}
+
+// look compares a task file as it is now with what the state last saw of
+// it, records what changed, and judges the ticks made since: the owner's
+// (when mine) against the evidence as of now, someone else's not at all.
+// It returns the verdicts of the owner's ticks that were not justified,
+// and why the file could not be read when it could not.
+//
+// known, when not nil, is the file's tasks as the caller just read them.
+func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, known []tasks.Task) (bad []Verdict, unreadable string) {
+	path := filepath.Join(s.Root, filepath.FromSlash(rel))
+	fi, err := os.Stat(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			delete(st.files, rel)
+			delete(st.unread, rel)
+			for k := range st.boxes {
+				if k.file == rel {
+					delete(st.boxes, k)
+				}
+			}
+			return nil, ""
+		}
+	}
+	var src []byte
+	if err == nil && known == nil {
+		src, err = safefile.ReadFile(path, tasks.MaxRead)
+	}
+	mod := time.Now().UnixNano()
+	if fi != nil {
+		mod = freshness.ChangeTime(fi).UnixNano()
+		st.files[rel] = seenAs(fi)
+	}
+	o := who(mod)
+	parsed := known
+	if err == nil && known == nil {
+		var ok bool
+		parsed, ok = parseWithin(src, parseBudget)
+		if !ok {
+			err = fmt.Errorf("it did not parse within %s", parseBudget)
+		}
+	}
+	if err != nil {
+		why := fmt.Sprintf("%s cannot be read (%v)", rel, err)
+		if errors.Is(err, safefile.ErrTooLarge) {
+			why = fmt.Sprintf("%s is larger than %d MiB, more than rodin reads", rel, tasks.MaxRead>>20)
+		}
+		if o.mine {
+			st.unread[rel] = unread{time: time.Now().UnixNano(), agent: o.agent, why: why}
+		}
+		return nil, why
+	}
+	delete(st.unread, rel)
+	s.SetPresent(rel, parsed)
+	now := time.Now().UnixNano()
+	present := map[string]bool{}
+	var judge []Item
+	for _, t := range parsed {
+		if !s.IsVerification(rel, t) && (!t.Checked || len(s.NeedOf(rel, t).StandsFor) == 0) {
+			continue
+		}
+		k := boxKey{rel, t.Key()}
+		present[t.Key()] = true
+		prev, had := st.boxes[k]
+		was := had && prev.mark != markPending
+		switch {
+		case !t.Checked:
+			if had && prev.mark != markPending {
+				delete(st.boxes, k)
+			}
+		case was:
+			// ticked as last seen: judged then
+		case !o.mine:
+			st.boxes[k] = box{mark: markOther, time: now}
+		case had && prev.mark == markPending && o.tool != "" && prev.tool == o.tool:
+			st.boxes[k] = box{mark: markOK, time: prev.time, agent: o.agent}
+		default:
+			judge = append(judge, Item{File: rel, Task: t})
+		}
+	}
+	for k, b := range st.boxes {
+		if k.file == rel && !present[k.key] && b.mark != markPending {
+			delete(st.boxes, k)
+		}
+	}
+	if len(judge) == 0 {
+		return nil, ""
+	}
+	vs, err := s.Judge(judge)
+	if err != nil {
+		vs = nil
+		for _, it := range judge {
+			vs = append(vs, Verdict{File: it.File, Task: it.Task, Unreadable: err.Error()})
+		}
+	}
+	for _, v := range vs {
+		m := byte(markOK)
+		if !v.OK() || s.Strict {
+			m = markBad
+			bad = append(bad, v)
+		}
+		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent}
+	}
+	return bad, ""
+}
+
+// parseBudget bounds how long a task file's parse may take in a hook: a
+// file shaped to be slow is unverified, not a hook past its timeout.
+var parseBudget = 10 * time.Second
+
+// parseWithin parses src, giving up after d (the parse goes on, and ends
+// with the process).
+func parseWithin(src []byte, d time.Duration) ([]tasks.Task, bool) {
+	done := make(chan []tasks.Task, 1)
+	go func() { done <- tasks.Parse(src) }()
+	select {
+	case ts := <-done:
+		return ts, true
+	case <-time.After(d):
+		return nil, false
+	}
+}
+
+// byTime is the owner of a change at mod by the session's windows (its
+// Bash calls, read once): a foreground call's agent, else a background
+// task's, else someone else. A run log rodin cannot read explains
+// nothing, so the change is taken for the agent's (judged, not waved
+// through).
+func (s *Session) byTime(mod int64) owner {
+	if !s.windowsRead {
+		runs, err := s.Runs()
+		s.windows, s.windowsErr, s.windowsRead = ledger.Windows(runs), err, true
+	}
+	if s.windowsErr != nil {
+		return owner{mine: true}
+	}
+	if w, ok := ledger.Attribute(s.windows, mod); ok {
+		return owner{mine: true, agent: w.Agent}
+	}
+	if s.Damaged > 0 {
+		// The damage may have taken the window that explains it.
+		return owner{mine: true}
+	}
+	return owner{}
+}
+
+// startTicks writes the session's record as it begins: each task file's
+// time and size and its verification boxes already checked.
+func startTicks(data, session string, b *ledger.Baseline, globs []string, stat func(rel string) (os.FileInfo, error)) error {
+	st := newTickState()
+	st.since, st.root, st.globs = b.Time, b.Root, globs
+	for rel, snaps := range b.Files {
+		if fi, err := stat(rel); err == nil {
+			st.files[rel] = seenAs(fi)
+		}
+		for _, sn := range snaps {
+			if sn.Verify && sn.Checked {
+				st.boxes[boxKey{rel, sn.Key}] = box{mark: markStart, time: b.Time}
+			}
+		}
+	}
+	p := ticksPath(data, session)
+	if _, err := os.Lstat(p); err == nil {
+		return nil // a resumed session keeps its record
+	}
+	return safefile.WriteAtomic(p, st.MarshalText(), 0o600)
+}
