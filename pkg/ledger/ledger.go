@@ -40,6 +40,7 @@ type Run struct {
 	Cwd     string `json:"cwd,omitempty"`
 	Agent   string `json:"agent,omitempty"` // agent_id when a subagent ran it
 	Type    string `json:"at,omitempty"`    // agent_type when a subagent (or a --agent session) ran it
+	Tool    string `json:"tu,omitempty"`    // tool_use_id of the Bash call: its line in the transcript
 	// Dur is how long a Bash call ran (duration_ms), -1 when Claude Code
 	// did not say: with Time it is the call's window, in which the files
 	// it changed were changed (who.go).
@@ -97,6 +98,10 @@ const (
 	// KindBgDone notes that background tasks (Bg) had ended by Time: a
 	// Stop input's background_tasks no longer listed them.
 	KindBgDone = "bgdone"
+	// KindPending notes a tick the edit gate judged justified and let
+	// through (Command is FILE NUL KEY, Tool the call): the tick is the
+	// agent's, justified, once the call's PostToolUse sees it written.
+	KindPending = "pending"
 )
 
 // When is the run's time.
@@ -118,8 +123,25 @@ func Dir(data string) string { return filepath.Join(data, "verify") }
 
 func logPath(data, session string) string { return filepath.Join(Dir(data), session+".jsonl") }
 
+// AppendPending notes a tick the edit gate let through (KindPending), in
+// a file of its own: the run log grows only when a command ran, which the
+// stop's quick look relies on.
+func AppendPending(data, session string, r Run) error {
+	return appendTo(data, filepath.Join(Dir(data), session+".pending.jsonl"), r)
+}
+
+// Pending are the session's KindPending records (none when unreadable).
+func Pending(data, session string) []Run {
+	runs, _, _ := readRuns(filepath.Join(Dir(data), session+".pending.jsonl"))
+	return runs
+}
+
 // Append adds a run to the session's log.
 func Append(data, session string, r Run) error {
+	return appendTo(data, logPath(data, session), r)
+}
+
+func appendTo(data, p string, r Run) error {
 	if len(r.Command) > MaxCommand {
 		r.Command, r.Oversize = "", true
 	}
@@ -131,7 +153,6 @@ func Append(data, session string, r Run) error {
 		return err
 	}
 	line = append(line, '\n')
-	p := logPath(data, session)
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if os.IsNotExist(err) {
 		if err = os.MkdirAll(Dir(data), 0o700); err == nil {
@@ -177,7 +198,11 @@ func compact(p string) error {
 // the log, and never turns a failure into a pass. Only a log that cannot
 // be read is an error.
 func Runs(data, session string) (runs []Run, skipped int, err error) {
-	f, err := os.Open(logPath(data, session))
+	return readRuns(logPath(data, session))
+}
+
+func readRuns(p string) (runs []Run, skipped int, err error) {
+	f, err := os.Open(p)
 	if os.IsNotExist(err) {
 		return nil, 0, nil
 	}
@@ -206,7 +231,7 @@ func Runs(data, session string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone) {
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1
@@ -460,6 +485,7 @@ func AppendBash(in hookio.Input, data string) {
 	r := Run{Time: freshness.Now().UnixNano(), Kind: KindBash, Command: cmd, Cwd: in.Cwd()}
 	r.Agent, _, _ = in.Field("agent_id")
 	r.Type, _, _ = in.Field("agent_type")
+	r.Tool, _, _ = in.Field("tool_use_id")
 	r.Dur = -1
 	if d := in.Get("duration_ms"); d.Type == gjson.Number {
 		r.Dur = max(d.Int(), 0)

@@ -30,6 +30,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
+	"github.com/rodin-gate/rodin/pkg/transcript"
 )
 
 // Off reports whether the user turned the verify gate off.
@@ -59,6 +60,8 @@ type Session struct {
 	windows     []ledger.Window         // byTime
 	windowsErr  error
 	windowsRead bool
+	// Call is the tool call being judged (PreEdit), for quietSince.
+	Call Call
 	// Strict is set when RODIN_REQUIRE_SANDBOX refuses evidence in this
 	// session (sandbox.StrictDenial): no tick is justified when made.
 	Strict bool
@@ -418,13 +421,59 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 			}
 		}
 	}
-	if len(times) > 0 {
-		changes := freshness.Newest(project.NewTree(s.Root, s.Config), times)
+	// A run the session's transcript shows nothing written since needs
+	// no walk (quietSince); the others share one.
+	var walkTimes []time.Time
+	var walkRefs []*Finding
+	for i, f := range refs {
+		if !s.quietSince(f.Run) {
+			walkTimes, walkRefs = append(walkTimes, times[i]), append(walkRefs, f)
+		}
+	}
+	if len(walkTimes) > 0 {
+		changes := freshness.Newest(project.NewTree(s.Root, s.Config), walkTimes)
 		for i, c := range changes {
-			refs[i].Stale = c
+			walkRefs[i].Stale = c
 		}
 	}
 	return out, nil
+}
+
+// Call is the tool call a decision is made in, for quietSince.
+type Call struct {
+	Transcript string // the session's transcript (transcript_path)
+	ToolUseID  string
+	Agent      string // agent_id: "" for the main thread
+}
+
+// quietSince reports whether nothing can have written a source file since
+// run r, without a walk of the tree: r and the call being judged are the
+// main thread's, in its transcript, with only calls that write no source
+// file between them (transcript.QuietBetween) and no background task of
+// the session running since r. Anything else is left to the walk.
+func (s *Session) quietSince(r *ledger.Run) bool {
+	c := s.Call
+	if c.Transcript == "" || c.ToolUseID == "" || c.Agent != "" || r.Kind != ledger.KindBash || r.Tool == "" || r.Agent != "" {
+		return false
+	}
+	if !s.windowsRead {
+		runs, err := s.Runs()
+		s.windows, s.windowsErr, s.windowsRead = ledger.Windows(runs), err, true
+	}
+	if s.windowsErr != nil || s.Damaged > 0 {
+		return false
+	}
+	now := freshness.Now().UnixNano()
+	for _, w := range s.windows {
+		if w.Background != "" && w.End >= r.Time && w.Start <= now {
+			return false
+		}
+	}
+	excused := func(p string) bool {
+		rel := project.Rel(s.Root, p)
+		return rel != "" && (project.MatchAny(s.Config.TaskFiles, rel) || project.MatchAny(s.Config.Ignore, rel) || project.MatchAny(project.DefaultIgnore, rel))
+	}
+	return transcript.QuietBetween(c.Transcript, r.Tool, c.ToolUseID, excused, 150*time.Millisecond)
 }
 
 // Item is a task of a file.

@@ -12,6 +12,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/sandbox"
@@ -73,12 +74,14 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	// edit, is someone's: the agent's when one of its calls explains it
 	// (a background task), else someone else's, never judged as a tick
 	// of this edit.
-	updateTicks(s.Data, s.ID, func(st *tickState) error {
-		if exists {
-			s.look(st, rel, s.byTime, before)
+	if st, err := loadTicks(s.Data, s.ID); exists && err == nil && st != nil {
+		if fi, err := os.Stat(path); err != nil || st.changed(rel, fi) {
+			updateTicks(s.Data, s.ID, func(st *tickState) error {
+				s.look(st, rel, s.byTime, before)
+				return nil
+			})
 		}
-		return nil
-	})
+	}
 	s.SetPresent(rel, after)
 	var items []Item
 	for _, t := range tasks.Ticked(before, after) {
@@ -92,6 +95,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if why := sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "the verify gate denies ticking "+names(verdictsOf(items))); why != "" {
 		return deny("%s", why)
 	}
+	s.Call = Call{Transcript: in.Get("transcript_path").String(), ToolUseID: in.Get("tool_use_id").String(), Agent: in.Get("agent_id").String()}
 	vs, err := s.Judge(items)
 	if err != nil {
 		return deny("The verify gate cannot read this session's evidence: %v. To fix: run `rodin doctor`.", err)
@@ -101,15 +105,13 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	// Justified now: the tick is the agent's and judged, once the tool
 	// has written it (PostEdit sees it done).
+	// One append each (no rewrite of the record: this is the tick's
+	// cost).
 	agent, _, _ := in.Field("agent_id")
 	call, _, _ := in.Field("tool_use_id")
-	now := time.Now().UnixNano()
-	updateTicks(s.Data, s.ID, func(st *tickState) error {
-		for _, it := range items {
-			st.boxes[boxKey{rel, it.Task.Key()}] = box{mark: markPending, time: now, agent: agent, tool: call}
-		}
-		return nil
-	})
+	for _, it := range items {
+		ledger.AppendPending(s.Data, s.ID, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindPending, Command: rel + "\x00" + it.Task.Key(), Tool: call, Agent: agent})
+	}
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}
 	}

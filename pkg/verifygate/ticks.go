@@ -351,8 +351,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			// ticked as last seen: judged then
 		case !o.mine:
 			st.boxes[k] = box{mark: markOther, time: now}
-		case had && prev.mark == markPending && o.tool != "" && prev.tool == o.tool:
-			st.boxes[k] = box{mark: markOK, time: prev.time, agent: o.agent}
+		case o.tool != "" && s.pendingOK(rel, t.Key(), o.tool):
+			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent}
 		default:
 			judge = append(judge, Item{File: rel, Task: t})
 		}
@@ -381,6 +381,19 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent}
 	}
 	return bad, ""
+}
+
+// pendingOK reports whether the edit gate let call tick key of file as
+// justified (a KindPending record).
+func (s *Session) pendingOK(file, key, call string) bool {
+	runs := ledger.Pending(s.Data, s.ID)
+	want := file + "\x00" + key
+	for i := len(runs) - 1; i >= 0; i-- {
+		if r := runs[i]; r.Kind == ledger.KindPending && r.Tool == call && r.Command == want {
+			return true
+		}
+	}
+	return false
 }
 
 // parseBudget bounds how long a task file's parse may take in a hook: a

@@ -1,0 +1,131 @@
+package transcript
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// Between a check and a tick, the verify gate must know that no source
+// file changed. A walk of the tree proves it at a cost that grows with the
+// project (tens of milliseconds at 10,000 files); the session's own
+// transcript proves it for free when the agent did nothing between them
+// that writes: every tool call the model made is a line of it, in order.
+
+// ReadOnly are the tools that write no project file.
+var ReadOnly = map[string]bool{
+	"Read": true, "Grep": true, "Glob": true, "LS": true, "NotebookRead": true,
+	"TodoWrite": true, "WebFetch": true, "WebSearch": true, "ToolSearch": true,
+	"TaskList": true, "TaskGet": true, "TaskOutput": true, "BashOutput": true,
+}
+
+// Editors are the file tools whose writes the caller may excuse by path
+// (a task file is no source).
+var Editors = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
+
+// maxTail bounds how much of a transcript's end QuietBetween reads.
+const maxTail = 8 << 20
+
+// QuietBetween reports whether, in the transcript at path, the calls the
+// model made after the tool call from (a Bash run) and before the tool call
+// to (the one being judged) all wrote nothing: each a ReadOnly tool, or an
+// Editor whose file_path excused says needs no look. A person's message in
+// between (they may have changed files meanwhile), a call of any other
+// tool, a transcript that does not hold both calls in its last maxTail
+// bytes, or one that cannot be read, is not quiet: the caller looks at the
+// files instead. Claude Code writes a call's line a little after its
+// PreToolUse hook starts (tens of milliseconds, 2.1.295 to 2.1.332), so it
+// waits up to wait for the line of to.
+func QuietBetween(path, from, to string, excused func(path string) bool, wait time.Duration) bool {
+	if path == "" || from == "" || to == "" {
+		return false
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		quiet, found := quietBetween(path, from, to, excused)
+		if found || time.Now().After(deadline) {
+			return quiet && found
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// quietBetween reads the transcript's tail once: found is whether the line
+// of to was there.
+func quietBetween(path, from, to string, excused func(string) bool) (quiet, found bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, true // nothing to wait for
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false, true
+	}
+	off := max(fi.Size()-maxTail, 0)
+	buf := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return false, true
+	}
+	// Both ids are found as text first: most lines are never parsed.
+	start := bytes.LastIndex(buf, []byte(`"id":"`+from+`"`))
+	if start < 0 {
+		return false, true
+	}
+	if i := bytes.LastIndexByte(buf[:start], '\n'); i >= 0 {
+		start = i + 1
+	} else if off > 0 {
+		return false, true
+	} else {
+		start = 0
+	}
+	quiet = true
+	seenFrom := false
+	for _, line := range bytes.Split(buf[start:], []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if !gjson.ValidBytes(line) {
+			return false, false // a line being written: read again
+		}
+		l := gjson.ParseBytes(line)
+		switch l.Get("type").String() {
+		case "assistant":
+			for _, b := range l.Get("message.content").Array() {
+				if b.Get("type").String() != "tool_use" {
+					continue
+				}
+				id := b.Get("id").String()
+				switch {
+				case id == from:
+					seenFrom = true
+				case id == to:
+					return quiet && seenFrom, true
+				case !seenFrom:
+				case ReadOnly[b.Get("name").String()]:
+				case Editors[b.Get("name").String()] && excused != nil && excused(b.Get("input.file_path").String()):
+				default:
+					quiet = false
+				}
+			}
+		case "user":
+			if !seenFrom {
+				continue
+			}
+			content := l.Get("message.content")
+			if content.Type == gjson.String {
+				quiet = false // a person's message
+				continue
+			}
+			for _, b := range content.Array() {
+				if t := b.Get("type").String(); t != "tool_result" {
+					quiet = false
+				}
+			}
+		}
+	}
+	return false, false
+}

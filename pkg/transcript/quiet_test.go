@@ -1,0 +1,71 @@
+package transcript
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func use(id, name, file string) string {
+	in := `{"command":"x"}`
+	if file != "" {
+		in = `{"file_path":"` + file + `"}`
+	}
+	return `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":` + in + `}]}}`
+}
+
+func result(id string) string {
+	return `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok"}]}}`
+}
+
+// TestQuietBetween: only read-only calls, or edits the caller excuses,
+// between the run and the call judged are quiet; anything else, a person's
+// message, or a transcript without both calls, is not.
+func TestQuietBetween(t *testing.T) {
+	excused := func(p string) bool { return strings.HasSuffix(p, "tasks.md") }
+	cases := []struct {
+		name  string
+		lines []string
+		want  bool
+	}{
+		{"nothing between", []string{use("run", "Bash", ""), result("run"), use("tick", "Edit", "/p/tasks.md")}, true},
+		{"reads between", []string{use("run", "Bash", ""), result("run"), use("r1", "Read", "/p/main.go"), result("r1"), use("g1", "Grep", ""), result("g1"), use("tick", "Edit", "/p/tasks.md")}, true},
+		{"a task-file edit between", []string{use("run", "Bash", ""), result("run"), use("e0", "Edit", "/p/tasks.md"), result("e0"), use("tick", "Edit", "/p/tasks.md")}, true},
+		{"a source edit between", []string{use("run", "Bash", ""), result("run"), use("e1", "Edit", "/p/main.go"), result("e1"), use("tick", "Edit", "/p/tasks.md")}, false},
+		{"a Bash command between", []string{use("run", "Bash", ""), result("run"), use("b2", "Bash", ""), result("b2"), use("tick", "Edit", "/p/tasks.md")}, false},
+		{"a subagent between", []string{use("run", "Bash", ""), result("run"), use("a1", "Agent", ""), result("a1"), use("tick", "Edit", "/p/tasks.md")}, false},
+		{"a person's message between", []string{use("run", "Bash", ""), result("run"), `{"type":"user","message":{"role":"user","content":"I fixed main.go for you"}}`, use("tick", "Edit", "/p/tasks.md")}, false},
+		{"a source edit in the run's own message", []string{use("run", "Bash", ""), use("e1", "Write", "/p/main.go"), result("run"), result("e1"), use("tick", "Edit", "/p/tasks.md")}, false},
+		{"the run is not there", []string{use("other", "Bash", ""), use("tick", "Edit", "/p/tasks.md")}, false},
+		{"the call judged is not there", []string{use("run", "Bash", ""), result("run")}, false},
+		{"the call before the run", []string{use("tick", "Edit", "/p/tasks.md"), use("run", "Bash", "")}, false},
+	}
+	for _, c := range cases {
+		p := filepath.Join(t.TempDir(), "t.jsonl")
+		os.WriteFile(p, []byte(strings.Join(c.lines, "\n")+"\n"), 0o600)
+		if got := QuietBetween(p, "run", "tick", excused, 10*time.Millisecond); got != c.want {
+			t.Errorf("%s: QuietBetween = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if QuietBetween(filepath.Join(t.TempDir(), "none.jsonl"), "run", "tick", excused, 10*time.Millisecond) {
+		t.Error("a missing transcript is quiet")
+	}
+}
+
+// TestQuietBetweenWaits: the line of the call judged is written a little
+// after its PreToolUse hook starts; QuietBetween waits for it.
+func TestQuietBetweenWaits(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(p, []byte(use("run", "Bash", "")+"\n"+result("run")+"\n"), 0o600)
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(use("tick", "Edit", "/p/tasks.md") + "\n")
+		f.Close()
+	}()
+	if !QuietBetween(p, "run", "tick", nil, 2*time.Second) {
+		t.Fatal("the call's line came 30 ms late and was not waited for")
+	}
+}
