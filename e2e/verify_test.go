@@ -19,7 +19,9 @@ import (
 //     command is denied again (the evidence is stale);
 //  4. a box ticked with sed through Bash makes the Stop hook block once:
 //     the reason reaches the model, and the next stop goes through with
-//     the boxes still unverified unticked in the file.
+//     that box unticked in the file;
+//  5. V1, justified when it was ticked, stays ticked after the later source
+//     edit: a tick is judged once, when it is made (the multi-task day).
 func TestVerifyGate(t *testing.T) { eachRelease(t, testVerifyGate) }
 
 const verifyTasks = `# Tasks
@@ -84,8 +86,10 @@ func testVerifyGate(t *testing.T, rel claudecli.Release) {
 	}
 	t.Logf("the stale tick, as the model saw it: %s", stale.Text)
 	s.waitStep(7)
-	// V1 is stale too since the source edit: the Stop hook names both.
-	reason := "[rodin] V1 [VERIFY] Quality check, V3 [VERIFY] Final check are checked without passing checks for the code as it stands."
+	// V1 was justified when it was ticked: the source edit after it (the
+	// next phase) does not make it wrong. Only V3, ticked by sed without
+	// its checks passing for the code as it stood then, is named.
+	reason := "[rodin] V3 [VERIFY] Final check is checked without passing checks for the code as it stands."
 	var seen string
 	for _, r := range srv.mainRequests() {
 		if i := strings.Index(string(r), reason); i >= 0 {
@@ -101,10 +105,11 @@ func testVerifyGate(t *testing.T, rel claudecli.Release) {
 	if n := srv.stepsAnswered(); n != 8 {
 		t.Fatalf("the model was asked for %d steps, want 8 (the Stop hook blocked more than once?)", n)
 	}
-	// The stop it let through unticked V1 (stale) and V3 (ticked by sed):
-	// boxes ticked without their checks do not outlive the session.
+	// The stop it let through unticked V3 (ticked by sed without its
+	// checks) and left V1, justified when ticked: boxes ticked without
+	// their checks do not outlive the session, and verified ones stay.
 	tasks, _ := os.ReadFile(filepath.Join(project, "tasks.md"))
-	for _, want := range []string{"- [x] 1.1", "- [ ] V1", "- [ ] V2", "- [ ] V3"} {
+	for _, want := range []string{"- [x] 1.1", "- [x] V1", "- [ ] V2", "- [ ] V3"} {
 		if !strings.Contains(string(tasks), want) {
 			t.Fatalf("tasks.md after the session lacks %q:\n%s", want, tasks)
 		}
