@@ -321,6 +321,7 @@ type taskView struct {
 	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
 	Asked    *ledger.Waiver  `json:"waiver_requested,omitempty"` // the agent's request, pending the user's confirmation
 	Gate     string          `json:"gate,omitempty"`             // "allow" or "deny": what the gate decides for its box
+	TickedBy string          `json:"ticked_by,omitempty"`        // who ticked a checked verification box, as the session's record has it
 	Problems string          `json:"problems,omitempty"`
 }
 
@@ -370,6 +371,9 @@ func runTasks(e *env, args []string) error {
 				v.State = "in progress"
 			}
 			if v.Verify {
+				if t.Checked {
+					v.TickedBy = s.TickedBy(rel, t.Key())
+				}
 				need := s.NeedOf(rel, t)
 				v.Commands, v.Prose = need.Commands, need.Prose
 				items = append(items, verifygate.Item{File: rel, Task: t})
@@ -456,6 +460,9 @@ func runTasks(e *env, args []string) error {
 			ref = v.ID
 		}
 		fmt.Fprintf(e.stdout, "  %s %s %s\n", box, ref, v.Title)
+		if v.TickedBy != "" {
+			fmt.Fprintf(e.stdout, "        ticked by %s\n", v.TickedBy)
+		}
 		if v.Prose != "" {
 			fmt.Fprintf(e.stdout, "        (%q reads as prose: not run)\n", v.Prose)
 		}

@@ -457,3 +457,29 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 	}
 	return safefile.WriteAtomic(p, st.MarshalText(), 0o600)
 }
+
+// TickedBy says who ticked a verification box, as this session's record
+// has it (for `rodin tasks`): "this session's agent, its checks passed",
+// "this session's agent, without its checks", "someone else" (the user's
+// editor, another session, a process rodin never saw start), "before the
+// session"; "" when the record has nothing on it.
+func (s *Session) TickedBy(file, key string) string {
+	if !s.ticksRead {
+		s.ticks, _ = loadTicks(s.Data, s.ID)
+		s.ticksRead = true
+	}
+	if s.ticks == nil {
+		return ""
+	}
+	switch s.ticks.boxes[boxKey{file, key}].mark {
+	case markOK:
+		return "this session's agent, its checks passed then"
+	case markBad:
+		return "this session's agent, without its checks"
+	case markOther:
+		return "someone else (not this session's agent): never unticked"
+	case markStart:
+		return "before the session"
+	}
+	return ""
+}
