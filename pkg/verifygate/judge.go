@@ -60,8 +60,8 @@ type Session struct {
 	windows     []ledger.Window         // byTime
 	windowsErr  error
 	windowsRead bool
-	ticks     *tickState // TickedBy
-	ticksRead bool
+	ticks       *tickState // TickedBy
+	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call Call
 	// Strict is set when RODIN_REQUIRE_SANDBOX refuses evidence in this
