@@ -84,17 +84,6 @@ func Windows(runs []Run) []Window {
 	return out
 }
 
-// Running are the background tasks that may still be running at t.
-func Running(ws []Window, t int64) []Window {
-	var out []Window
-	for _, w := range ws {
-		if w.Background != "" && w.Covers(t) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // Attribute is the window a change at t falls in: a foreground call's
 // first (the latest one that covers it), else a background task's; ok is
 // false when none does: someone else's change.
@@ -112,11 +101,11 @@ func Attribute(ws []Window, t int64) (Window, bool) {
 	return Window{}, false
 }
 
-// BackgroundEnded records, from a Stop input's background_tasks (the
-// tasks still running, as 2.1.330 and later send them), which of the
-// session's background tasks have ended: those it launched and that the
-// list no longer names. listed is nil when the input has no such field
-// (2.1.295): nothing is known to have ended.
+// BackgroundEnded records, from a stop input's background_tasks (the
+// tasks still running, as 2.1.295 to 2.1.332 send them on Stop and
+// SubagentStop), which of the session's background tasks have ended:
+// those it launched and that the list no longer names. listed is nil when
+// the input has no such field: nothing is known to have ended.
 func BackgroundEnded(data, session string, runs []Run, listed []string, now time.Time) {
 	if listed == nil {
 		return

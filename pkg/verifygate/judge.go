@@ -63,7 +63,8 @@ type Session struct {
 	ticks       *tickState // TickedBy
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
-	Call Call
+	Call  Call
+	quiet map[string]bool // quietSince, by the run's tool_use_id
 	// Strict is set when RODIN_REQUIRE_SANDBOX refuses evidence in this
 	// session (sandbox.StrictDenial): no tick is justified when made.
 	Strict bool
@@ -458,22 +459,32 @@ func (s *Session) quietSince(r *ledger.Run) bool {
 	if c.Transcript == "" || c.ToolUseID == "" || c.Agent != "" || r.Kind != ledger.KindBash || r.Tool == "" || r.Agent != "" {
 		return false
 	}
-	if !s.windowsRead {
-		runs, err := s.Runs()
-		s.windows, s.windowsErr, s.windowsRead = ledger.Windows(runs), err, true
+	if q, ok := s.quiet[r.Tool]; ok {
+		return q // several tasks can stand on one run: one look
 	}
-	if s.windowsErr != nil || s.Damaged > 0 {
+	q := s.lookQuiet(r)
+	if s.quiet == nil {
+		s.quiet = map[string]bool{}
+	}
+	s.quiet[r.Tool] = q
+	return q
+}
+
+func (s *Session) lookQuiet(r *ledger.Run) bool {
+	c := s.Call
+	ws, err := s.sessionWindows()
+	if err != nil || s.Damaged > 0 {
 		return false
 	}
 	now := freshness.Now().UnixNano()
-	for _, w := range s.windows {
+	for _, w := range ws {
 		if w.Background != "" && w.End >= r.Time && w.Start <= now {
 			return false
 		}
 	}
 	excused := func(p string) bool {
 		rel := project.Rel(s.Root, p)
-		return rel != "" && (project.MatchAny(s.Config.TaskFiles, rel) || project.MatchAny(s.Config.Ignore, rel) || project.MatchAny(project.DefaultIgnore, rel))
+		return rel != "" && (project.MatchAny(s.Config.TaskFiles, rel) || project.MatchAny(s.Config.Ignore, rel))
 	}
 	return transcript.QuietBetween(c.Transcript, r.Tool, c.ToolUseID, excused, 150*time.Millisecond)
 }

@@ -3,6 +3,7 @@ package verifygate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,12 +272,8 @@ func (s *Session) taskFiles() []string {
 // box ticked since the session began is judged, as it stands. unread
 // names the task files the agent changed that rodin cannot read.
 func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
-	if listed := ledger.RunningTasks(in); listed != nil {
-		if runs, err := s.Runs(); err == nil {
-			ledger.BackgroundEnded(s.Data, s.ID, runs, listed, freshness.Now())
-			s.runsRead = false // read again, with the end recorded
-		}
-	}
+	ledger.NoteStop(in, s.Data)
+	s.runsRead, s.windowsRead = false, false // read again, with the ends noted
 	st, err := loadTicks(s.Data, s.ID)
 	if st == nil || err != nil {
 		return s.tickedSinceStart(), nil
@@ -293,7 +290,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 		files[rel] = true
 	}
 	err = updateTicks(s.Data, s.ID, func(st *tickState) error {
-		for _, rel := range slices.Sorted(mapKeys(files)) {
+		for _, rel := range slices.Sorted(maps.Keys(files)) {
 			fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel)))
 			if err == nil && !st.changed(rel, fi) {
 				continue
@@ -311,7 +308,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 				bad[k.file] = true
 			}
 		}
-		for _, rel := range slices.Sorted(mapKeys(bad)) {
+		for _, rel := range slices.Sorted(maps.Keys(bad)) {
 			ts, ok := s.present[rel]
 			if !ok {
 				b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,11 +30,10 @@ import (
 
 // Marks of a box.
 const (
-	markStart   = 's' // checked when the session began
-	markOK      = 'k' // ticked by this session's agent with its checks passed then (or waived)
-	markBad     = 'b' // ticked by this session's agent without them
-	markOther   = 'o' // ticked by someone else
-	markPending = 'p' // a file tool's tick the edit gate let through, not yet seen done: not checked
+	markStart = 's' // checked when the session began
+	markOK    = 'k' // ticked by this session's agent with its checks passed then (or waived)
+	markBad   = 'b' // ticked by this session's agent without them
+	markOther = 'o' // ticked by someone else
 )
 
 type boxKey struct{ file, key string }
@@ -43,7 +43,6 @@ type box struct {
 	mark  byte
 	time  int64  // unix ns of the judgement
 	agent string // agent_id of the agent that ticked it ("" the main thread)
-	tool  string // tool_use_id of the file tool call (markPending)
 }
 
 // unread is a task file the agent changed and rodin could not read: its
@@ -74,7 +73,7 @@ func newTickState() *tickState {
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
-// `b MARK TIME "AGENT" "TOOL" "FILE" "KEY"`, `u TIME "AGENT" "FILE" "WHY"`.
+// `b MARK TIME "AGENT" "FILE" "KEY"`, `u TIME "AGENT" "FILE" "WHY"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -101,23 +100,13 @@ func (st *tickState) MarshalText() []byte {
 	})
 	for _, k := range keys {
 		x := st.boxes[k]
-		fmt.Fprintf(&b, "b %c %d %s %s %s %s\n", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(x.tool), strconv.Quote(k.file), strconv.Quote(k.key))
+		fmt.Fprintf(&b, "b %c %d %s %s %s\n", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.key))
 	}
-	for _, f := range slices.Sorted(mapKeys(st.unread)) {
+	for _, f := range slices.Sorted(maps.Keys(st.unread)) {
 		u := st.unread[f]
 		fmt.Fprintf(&b, "u %d %s %s %s\n", u.time, strconv.Quote(u.agent), strconv.Quote(f), strconv.Quote(u.why))
 	}
 	return b.Bytes()
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 var errDamagedTicks = errors.New("rodin's record of this session's task boxes is damaged")
@@ -155,8 +144,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.globs = append(st.globs, f[0])
 		case line[0] == 'f' && len(f) == 3:
 			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
-		case line[0] == 'b' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbop", f[0]):
-			st.boxes[boxKey{f[4], f[5]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2], tool: f[3]}
+		case line[0] == 'b' && len(f) == 5 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+			st.boxes[boxKey{f[3], f[4]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2]}
 		case line[0] == 'u' && len(f) == 4:
 			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
 		default:
@@ -340,13 +329,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		}
 		k := boxKey{rel, t.Key()}
 		present[t.Key()] = true
-		prev, had := st.boxes[k]
-		was := had && prev.mark != markPending
+		_, was := st.boxes[k]
 		switch {
 		case !t.Checked:
-			if had && prev.mark != markPending {
-				delete(st.boxes, k)
-			}
+			delete(st.boxes, k)
 		case was:
 			// ticked as last seen: judged then
 		case !o.mine:
@@ -357,8 +343,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			judge = append(judge, Item{File: rel, Task: t})
 		}
 	}
-	for k, b := range st.boxes {
-		if k.file == rel && !present[k.key] && b.mark != markPending {
+	for k := range st.boxes {
+		if k.file == rel && !present[k.key] {
 			delete(st.boxes, k)
 		}
 	}
@@ -419,14 +405,11 @@ func parseWithin(src []byte, d time.Duration) ([]tasks.Task, bool) {
 // nothing, so the change is taken for the agent's (judged, not waved
 // through).
 func (s *Session) byTime(mod int64) owner {
-	if !s.windowsRead {
-		runs, err := s.Runs()
-		s.windows, s.windowsErr, s.windowsRead = ledger.Windows(runs), err, true
-	}
-	if s.windowsErr != nil {
+	ws, err := s.sessionWindows()
+	if err != nil {
 		return owner{mine: true}
 	}
-	if w, ok := ledger.Attribute(s.windows, mod); ok {
+	if w, ok := ledger.Attribute(ws, mod); ok {
 		return owner{mine: true, agent: w.Agent}
 	}
 	if s.Damaged > 0 {
@@ -434,6 +417,16 @@ func (s *Session) byTime(mod int64) owner {
 		return owner{mine: true}
 	}
 	return owner{}
+}
+
+// sessionWindows are the windows of the session's calls
+// (ledger.Windows), read once.
+func (s *Session) sessionWindows() ([]ledger.Window, error) {
+	if !s.windowsRead {
+		runs, err := s.Runs()
+		s.windows, s.windowsErr, s.windowsRead = ledger.Windows(runs), err, true
+	}
+	return s.windows, s.windowsErr
 }
 
 // startTicks writes the session's record as it begins: each task file's
