@@ -102,6 +102,10 @@ const (
 	// through (Command is FILE NUL KEY, Tool the call): the tick is the
 	// agent's, justified, once the call's PostToolUse sees it written.
 	KindPending = "pending"
+	// KindAgentBg notes a subagent launched in the background (Bg is its
+	// agentId, Agent and Type the launcher's): it may write files, through
+	// calls no hook of the launcher sees, until a stop no longer lists it.
+	KindAgentBg = "agentbg"
 )
 
 // When is the run's time.
@@ -231,7 +235,7 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending) {
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending || r.Kind == KindAgentBg) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1
@@ -507,6 +511,23 @@ func AppendBash(in hookio.Input, data string) {
 	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
 		r.Exit = ExitUnsandboxed
 	}
+	Append(data, session, r)
+}
+
+// AppendAgentLaunch records a subagent launched in the background (the
+// Agent tool's PostToolUse says async_launched, at launch) as a background
+// task of the session (KindAgentBg); a foreground subagent records nothing.
+func AppendAgentLaunch(in hookio.Input, data string) {
+	session := in.SessionID()
+	res := in.Get("tool_response")
+	id := res.Get("agentId").String()
+	if !hookio.ValidSessionID(session) || data == "" || id == "" || res.Get("status").String() != "async_launched" && !res.Get("isAsync").Bool() {
+		return
+	}
+	r := Run{Time: freshness.Now().UnixNano(), Kind: KindAgentBg, Exit: ExitBackground, Bg: id}
+	r.Agent, _, _ = in.Field("agent_id")
+	r.Type, _, _ = in.Field("agent_type")
+	r.Tool, _, _ = in.Field("tool_use_id")
 	Append(data, session, r)
 }
 

@@ -46,10 +46,11 @@ type Window struct {
 // Covers reports whether a change at t (unix ns) falls in the window.
 func (w Window) Covers(t int64) bool { return t >= w.Start && t <= w.End }
 
-// Windows are the windows of a session's Bash calls, in the order of its
-// runs: each foreground call from its start (less Slack) to when it was
-// recorded; each background task from its launch until a later record
-// says it ended, open while none does. A call whose duration Claude Code
+// Windows are the windows of a session's Bash calls and background
+// subagents, in the order of its runs: each foreground call from its start
+// (less Slack) to when it was recorded; each background task (a Bash call
+// or a subagent) from its launch until a later record says it ended, open
+// while none does. A call whose duration Claude Code
 // did not give gets Slack only.
 func Windows(runs []Run) []Window {
 	done := map[string]int64{}
@@ -64,7 +65,7 @@ func Windows(runs []Run) []Window {
 	}
 	var out []Window
 	for _, r := range runs {
-		if r.Kind != KindBash {
+		if r.Kind != KindBash && r.Kind != KindAgentBg {
 			continue
 		}
 		start := r.Time - int64(Slack) - max(r.Dur, 0)*int64(time.Millisecond)
@@ -124,7 +125,7 @@ func BackgroundEnded(data, session string, runs []Run, listed []string, now time
 	}
 	var gone []string
 	for _, r := range runs {
-		if r.Kind == KindBash && r.Exit == ExitBackground && r.Bg != "" && !still[r.Bg] && !ended[r.Bg] && !strings.HasPrefix(r.Bg, "?") && !strings.ContainsAny(r.Bg, " \t\n") {
+		if (r.Kind == KindBash || r.Kind == KindAgentBg) && r.Exit == ExitBackground && r.Bg != "" && !still[r.Bg] && !ended[r.Bg] && !strings.HasPrefix(r.Bg, "?") && !strings.ContainsAny(r.Bg, " \t\n") {
 			gone = append(gone, r.Bg)
 			ended[r.Bg] = true
 		}

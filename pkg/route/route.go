@@ -60,6 +60,7 @@ var (
 		{Match: "Write|Edit|MultiEdit", Run: verifygate.PostEdit}, // ticks a file tool made
 		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
+		{Match: "Agent|Task", Run: verifygate.RecordAgent}, // a background subagent: the session's background task
 		{Match: "Bash", Run: verifygate.RecordBash},
 		{Match: "Bash", Run: contracts.PostBash}, // artifacts a command wrote
 	}

@@ -452,8 +452,9 @@ type Call struct {
 // quietSince reports whether nothing can have written a source file since
 // run r, without a walk of the tree: r and the call being judged are the
 // main thread's, in its transcript, with only calls that write no source
-// file between them (transcript.QuietBetween) and no background task of
-// the session running since r. Anything else is left to the walk.
+// file between them (transcript.QuietBetween), no background task of the
+// session (a Bash call, a subagent) running since r, and no other agent's
+// call since r. Anything else is left to the walk.
 func (s *Session) quietSince(r *ledger.Run) bool {
 	c := s.Call
 	if c.Transcript == "" || c.ToolUseID == "" || c.Agent != "" || r.Kind != ledger.KindBash || r.Tool == "" || r.Agent != "" {
@@ -478,7 +479,10 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 	}
 	now := freshness.Now().UnixNano()
 	for _, w := range ws {
-		if w.Background != "" && w.End >= r.Time && w.Start <= now {
+		// A background task (a Bash call, a subagent) running since r, or
+		// another agent's call since r, writes where this transcript does
+		// not show it.
+		if (w.Background != "" || w.Agent != r.Agent) && w.End >= r.Time && w.Start <= now {
 			return false
 		}
 	}

@@ -91,6 +91,16 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
+// RecordAgent records a subagent launched in the background as a
+// background task of the session (ledger.AppendAgentLaunch): what it
+// writes through calls no hook of its launcher sees is the session's.
+func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if !Off(getenv) {
+		ledger.AppendAgentLaunch(in, evidence.DataDir(getenv))
+	}
+	return hookio.PostOutcome{}
+}
+
 // AppendRun adds the Bash call of in to the session's record of runs
 // (ledger.AppendBash).
 func AppendRun(in hookio.Input, getenv func(string) string) {
