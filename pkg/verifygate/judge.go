@@ -65,6 +65,9 @@ type Session struct {
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
 	quiet map[string]bool // quietSince, by the run's tool_use_id
+	// noRecord is set by the stop when the session's record of its boxes
+	// is missing or damaged: messages say so.
+	noRecord bool
 	// Strict is set when RODIN_REQUIRE_SANDBOX refuses evidence in this
 	// session (sandbox.StrictDenial): no tick is justified when made.
 	Strict bool

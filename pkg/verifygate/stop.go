@@ -114,6 +114,9 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if noBaseline {
 		msg += " (rodin has no record of the task boxes at this session's start, so it judged every checked verification task.)"
 	}
+	if s.noRecord {
+		msg += " (rodin's record of who ticked which box in this session is missing or damaged, so it judged every box ticked since the session began as the code stands.)"
+	}
 	if !again {
 		return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or untick the box until they pass."}
 	}
@@ -276,6 +279,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 	s.runsRead, s.windowsRead = false, false // read again, with the ends noted
 	st, err := loadTicks(s.Data, s.ID)
 	if st == nil || err != nil {
+		s.noRecord = true
 		return s.tickedSinceStart(), nil
 	}
 	stopping := ""
@@ -330,6 +334,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 		return nil
 	})
 	if err != nil {
+		s.noRecord = true
 		return s.tickedSinceStart(), nil
 	}
 	sort.Strings(unread)

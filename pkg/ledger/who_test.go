@@ -1,0 +1,120 @@
+package ledger
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rodin-gate/rodin/pkg/hookio"
+)
+
+// TestBackgroundReplay replays the background tasks of real sessions
+// (testdata/fixtures/claude-code-<v>/background: a background `sleep`, a
+// background subagent, the stops while they ran and the one after):
+// each launch is a background window, open while a stop lists it and
+// closed by the first stop that no longer does.
+func TestBackgroundReplay(t *testing.T) {
+	for _, v := range []string{"2.1.295", "2.1.330", "2.1.332"} {
+		t.Run(v, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "testdata", "fixtures", "claude-code-"+v, "background")
+			files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+			if len(files) == 0 {
+				t.Fatalf("no fixtures in %s", dir)
+			}
+			data := t.TempDir()
+			var session string
+			var listedOnce bool
+			for _, f := range files {
+				raw, _ := os.ReadFile(f)
+				in, err := hookio.Read(bytes.NewReader(raw))
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				session = in.SessionID()
+				switch in.HookEventName() {
+				case "PostToolUse":
+					if in.ToolName() == "Agent" {
+						AppendAgentLaunch(in, data)
+					} else {
+						AppendBash(in, data)
+					}
+				default:
+					listed := RunningTasks(in)
+					if listed == nil {
+						t.Fatalf("%s: no background_tasks", f)
+					}
+					listedOnce = listedOnce || len(listed) > 0
+					NoteStop(in, data)
+				}
+			}
+			if !listedOnce {
+				t.Fatal("no stop listed a running task")
+			}
+			runs, _, err := Runs(data, session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bg []Window
+			for _, w := range Windows(runs) {
+				if w.Background != "" {
+					bg = append(bg, w)
+				}
+			}
+			// The captures launched two background sleeps and a subagent.
+			if len(bg) < 2 {
+				t.Fatalf("background windows: %+v", bg)
+			}
+			sawAgent := false
+			for _, w := range bg {
+				if w.End == math.MaxInt64 {
+					t.Errorf("%s is still open after the last stop listed nothing", w.Background)
+				}
+				sawAgent = sawAgent || w.Background[0] == 'a'
+				if got, ok := Attribute(bg, w.Start+1); !ok || got.Background == "" {
+					t.Errorf("a change just after %s's launch is not the session's", w.Background)
+				}
+			}
+			if !sawAgent {
+				t.Errorf("the background subagent is no window: %+v", bg)
+			}
+			last := runs[len(runs)-1]
+			if _, ok := Attribute(bg, last.Time+int64(Slack)); ok {
+				t.Error("a change after every task ended is taken for the session's")
+			}
+		})
+	}
+}
+
+// TestAttribute: a foreground call's window (its duration and the slack
+// around it) explains a change; outside every window nothing does; the
+// latest foreground call is preferred to a background task.
+func TestAttribute(t *testing.T) {
+	const s = int64(1e9)
+	runs := []Run{
+		{Time: 100 * s, Kind: KindBash, Dur: 10000, Agent: "", Command: "make"},
+		{Time: 200 * s, Kind: KindBash, Exit: ExitBackground, Bg: "b1", Agent: "a1", Type: "worker"},
+		{Time: 300 * s, Kind: KindBash, Dur: 0, Agent: "a2", Type: "verifier"},
+		{Time: 400 * s, Kind: KindBgDone, Bg: "b1"},
+	}
+	ws := Windows(runs)
+	for _, c := range []struct {
+		at    int64
+		agent string
+		ok    bool
+	}{
+		{95 * s, "", true},      // during make
+		{87 * s, "", false},     // before make began, less the slack
+		{150 * s, "", false},    // between calls, nothing running
+		{250 * s, "a1", true},   // the background task runs
+		{299 * s, "a2", true},   // a2's call, over the background task
+		{450 * s, "", false},    // after the background task ended
+		{100*s + s/4, "", true}, // just after the record: the end slack
+	} {
+		w, ok := Attribute(ws, c.at)
+		if ok != c.ok || ok && w.Agent != c.agent {
+			t.Errorf("at %ds: got %+v %v, want agent %q %v", c.at/s, w, ok, c.agent, c.ok)
+		}
+	}
+}
