@@ -269,6 +269,7 @@ func (s *session) rodin(args ...string) string {
 	s.t.Helper()
 	cmd := exec.Command("sh", append([]string{filepath.Join(s.plugin, "bin", "rodin")}, args...)...)
 	cmd.Env = []string{"HOME=" + s.home, "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = s.project // as the user runs it, in the project
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		s.t.Errorf("rodin %s: %v\n%s", strings.Join(args, " "), err, out)

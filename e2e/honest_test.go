@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rodin-gate/rodin/internal/claudecli"
+)
+
+// TestVerifyGateHonestDay is the multi-task session with the user's own
+// edits, in a real session: phase 1's check passes and 1.2 is ticked;
+// phase 2 changes the code, its check passes and 2.2 is ticked; the stop
+// goes through without a block (1.2 was justified when ticked). Between
+// turns the user ticks V3 in an editor and changes the code; the agent's
+// next turn runs a command and stops: V3 is someone else's tick, never
+// judged or unticked, and `rodin tasks` says so. Nothing is unticked.
+func TestVerifyGateHonestDay(t *testing.T) { eachRelease(t, testVerifyGateHonestDay) }
+
+const honestTasks = `# Tasks
+
+## Phase 1
+- [x] 1.1 Parser
+- [ ] 1.2 [VERIFY] Quality checkpoint
+  - **Verify**: ` + "`sh check.sh`" + `
+
+## Phase 2
+- [x] 2.1 Writer
+- [ ] 2.2 [VERIFY] Quality checkpoint
+  - **Verify**: ` + "`sh check.sh`" + `
+
+## Acceptance
+- [ ] V3 [VERIFY] Acceptance by hand
+  - **Verify**: ` + "`sh acceptance.sh`" + `
+`
+
+func testVerifyGateHonestDay(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	edit := func(file, old, new string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, file), "old_string": old, "new_string": new})}
+		}
+	}
+	bash := func(cmd string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": cmd, "description": "run " + cmd})}
+		}
+	}
+	srv.main = []turn{
+		bash("sh check.sh"),                         // 0
+		edit("tasks.md", "- [ ] 1.2", "- [x] 1.2"),  // 1: justified
+		edit("src/main.go", "return 1", "return 2"), // 2: phase 2
+		bash("sh check.sh"),                         // 3
+		edit("tasks.md", "- [ ] 2.2", "- [x] 2.2"),  // 4: justified
+		say("Phase 2 is done."),                     // 5: the stop goes through
+		bash("ls src"),                              // 6: the next turn, after the user's edits
+		say("Nothing else to do."),                  // 7: the stop goes through
+	}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md":      honestTasks,
+		"check.sh":      "echo checks passed\n",
+		"acceptance.sh": "echo accepted\n",
+		"src/main.go":   "package main\n\nfunc f() int { return 1 }\n",
+	}})
+	project = s.project
+	s.prompt("Work through phases 1 and 2 of tasks.md.")
+	for i := 0; i < 3; i++ {
+		if r := s.waitResult("Edit", i); r.IsError {
+			t.Fatalf("Edit #%d was refused: %s", i+1, r.Text)
+		}
+	}
+	s.waitStep(5)
+	time.Sleep(2 * time.Second)
+	if n := srv.stepsAnswered(); n != 6 {
+		t.Fatalf("the model was asked for %d steps after phase 2, want 6 (the stop was blocked?)", n)
+	}
+	// The user, in an editor: V3 ticked (checks run in their own terminal)
+	// and the code changed again. Then, a while later, their next line.
+	tasksPath := filepath.Join(project, "tasks.md")
+	b, _ := os.ReadFile(tasksPath)
+	writeFile(t, tasksPath, strings.Replace(string(b), "- [ ] V3", "- [x] V3", 1))
+	writeFile(t, filepath.Join(project, "src", "main.go"), "package main\n\nfunc f() int { return 3 }\n")
+	time.Sleep(3 * time.Second)
+	s.prompt("Anything left?")
+	s.waitStep(7)
+	time.Sleep(2 * time.Second)
+	if n := srv.stepsAnswered(); n != 8 {
+		t.Fatalf("the model was asked for %d steps, want 8 (a stop was blocked?)", n)
+	}
+	for _, r := range srv.mainRequests() {
+		if strings.Contains(string(r), "without passing checks") {
+			t.Fatalf("a request to the model carries a block of the verify gate: %s", r[strings.Index(string(r), "without passing checks")-200:][:600])
+		}
+	}
+	after, _ := os.ReadFile(tasksPath)
+	for _, want := range []string{"- [x] 1.2", "- [x] 2.2", "- [x] V3"} {
+		if !strings.Contains(string(after), want) {
+			t.Fatalf("tasks.md after the session lacks %q:\n%s", want, after)
+		}
+	}
+	tasks := s.rodin("tasks", tasksPath)
+	t.Logf("rodin tasks:\n%s", tasks)
+	if !strings.Contains(tasks, "ticked by someone else") || !strings.Contains(tasks, "ticked by this session's agent, its checks passed then") {
+		t.Errorf("rodin tasks does not say who ticked the boxes:\n%s", tasks)
+	}
+}
+
+// TestBackgroundLeaderVerdict: the leader writes the verifier's verdict
+// from a Bash command it runs in the background (PostToolUse comes at
+// launch, before the write). The change, made while the task ran, is the
+// leader's: the stop that first sees it is blocked, naming the writer rule,
+// and the model reads it.
+func TestBackgroundLeaderVerdict(t *testing.T) { eachRelease(t, testBackgroundLeaderVerdict) }
+
+func testBackgroundLeaderVerdict(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "sleep 2; cp verdict.json .rlp-desk/memos/demo-verify-verdict.json", "description": "write the verdict later", "run_in_background": true})}
+		},
+		say("It runs in the background."),
+		say("It has finished."),
+		say("Understood."),
+		say("Stopping."),
+		say("Stopping, really."),
+	}
+	files := deskFiles()
+	files["verdict.json"] = `{"slug":"demo","signal_type":"verdict","verdict":"pass"}` + "\n"
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash"}, files: files})
+	s.prompt("Write the verdict.")
+	s.waitStep(1)
+	verdict := filepath.Join(s.project, ".rlp-desk", "memos", "demo-verify-verdict.json")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := os.Stat(verdict); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background command wrote no verdict within 30 s")
+		}
+	}
+	time.Sleep(3 * time.Second) // past the window of every foreground call
+	if srv.stepsAnswered() < 3 {
+		s.prompt("Is it done?") // a release that does not start a turn for the task's end
+	}
+	want := "at (writer): expected verifier, got main (role leader)"
+	deadline := time.Now().Add(2 * time.Minute)
+	for !srv.told("main", want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no request of the main agent carries %q; steps answered: %d", want, srv.stepsAnswered())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
