@@ -49,6 +49,8 @@ type Run struct {
 	// process may write files until it ends), or, for KindBgDone, the
 	// ids of tasks known to have ended, space-separated.
 	Bg string `json:"bg,omitempty"`
+	// Session is the session of a KindClaim.
+	Session string `json:"sid,omitempty"`
 	// PromptSum is the SHA-256 (hex) of what a qa run was asked, its line
 	// endings and trailing blank space aside: a digest, so that a huge
 	// prompt makes no huge record.
@@ -106,6 +108,11 @@ const (
 	// agentId, Agent and Type the launcher's): it may write files, through
 	// calls no hook of the launcher sees, until a stop no longer lists it.
 	KindAgentBg = "agentbg"
+	// KindClaim notes, for every session of the user, that one session's
+	// agent ticked a box with its checks passed (Cwd is the project root,
+	// Command FILE NUL KEY, Session the session): another session that
+	// sees the tick in its own call's window knows it is not its own.
+	KindClaim = "claim"
 )
 
 // When is the run's time.
@@ -138,6 +145,27 @@ func AppendPending(data, session string, r Run) error {
 func Pending(data, session string) []Run {
 	runs, _, _ := readRuns(filepath.Join(Dir(data), session+".pending.jsonl"))
 	return runs
+}
+
+func claimsPath(data string) string { return filepath.Join(Dir(data), "claims.jsonl") }
+
+// AppendClaim notes that session's agent ticked key of file in the project
+// at root with its checks passed (KindClaim).
+func AppendClaim(data, session, root, file, key string) error {
+	return appendTo(data, claimsPath(data), Run{Time: freshness.Now().UnixNano(), Kind: KindClaim, Cwd: root, Command: file + "\x00" + key, Session: session})
+}
+
+// ClaimedElsewhere reports whether a session other than session claimed
+// the tick of key in file of the project at root at since or later.
+func ClaimedElsewhere(data, session, root, file, key string, since int64) bool {
+	claims, _, _ := readRuns(claimsPath(data))
+	want := file + "\x00" + key
+	for i := len(claims) - 1; i >= 0 && claims[i].Time >= since; i-- {
+		if c := claims[i]; c.Kind == KindClaim && c.Session != session && c.Cwd == root && c.Command == want {
+			return true
+		}
+	}
+	return false
 }
 
 // Append adds a run to the session's log.
@@ -235,7 +263,7 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending || r.Kind == KindAgentBg) {
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending || r.Kind == KindAgentBg || r.Kind == KindClaim) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1

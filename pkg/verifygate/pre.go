@@ -111,6 +111,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	call, _, _ := in.Field("tool_use_id")
 	for _, it := range items {
 		ledger.AppendPending(s.Data, s.ID, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindPending, Command: rel + "\x00" + it.Task.Key(), Tool: call, Agent: agent})
+		ledger.AppendClaim(s.Data, s.ID, s.Root, rel, it.Task.Key())
 	}
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}

@@ -294,6 +294,13 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	if err == nil && known == nil {
 		src, err = safefile.ReadFile(path, tasks.MaxRead)
 	}
+	// Claims another session made since rodin last saw this file (less
+	// the slack of a window) explain a tick in it.
+	since := st.since
+	if prev, ok := st.files[rel]; ok && prev[0] > since {
+		since = prev[0]
+	}
+	since -= int64(ledger.Slack)
 	mod := time.Now().UnixNano()
 	if fi != nil {
 		mod = freshness.ChangeTime(fi).UnixNano()
@@ -339,6 +346,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			st.boxes[k] = box{mark: markOther, time: now}
 		case o.tool != "" && s.pendingOK(rel, t.Key(), o.tool):
 			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent}
+		case ledger.ClaimedElsewhere(s.Data, s.ID, s.Root, rel, t.Key(), since):
+			// Another session's agent ticked it, its checks passed, while
+			// one of this session's calls ran: not this session's tick.
+			st.boxes[k] = box{mark: markOther, time: now}
 		default:
 			judge = append(judge, Item{File: rel, Task: t})
 		}
@@ -363,6 +374,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		if !v.OK() || s.Strict {
 			m = markBad
 			bad = append(bad, v)
+		} else {
+			ledger.AppendClaim(s.Data, s.ID, s.Root, rel, v.Task.Key())
 		}
 		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent}
 	}
