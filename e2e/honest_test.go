@@ -154,3 +154,74 @@ func testBackgroundLeaderVerdict(t *testing.T, rel claudecli.Release) {
 		time.Sleep(300 * time.Millisecond)
 	}
 }
+
+// TestTwoSessionsOneProject: session B (an unattended `claude -p`) runs a
+// long command in the project while session A checks and ticks V1; B's
+// next command and its stop see the tick in B's own window, and leave it:
+// A claimed it, its checks passed in A. Nothing of A's is unticked.
+func TestTwoSessionsOneProject(t *testing.T) { eachRelease(t, testTwoSessionsOneProject) }
+
+func testTwoSessionsOneProject(t *testing.T, rel claudecli.Release) {
+	srvA, srvB := newServer(t), newServer(t)
+	var project string
+	srvA.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "sh check.sh", "description": "check"})}
+		},
+		func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, "tasks.md"), "old_string": "- [ ] V1", "new_string": "- [x] V1"})}
+		},
+		say("V1 is verified."),
+	}
+	a := startSession(t, rel.Path, srvA, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md":    verifyTasks,
+		"check.sh":    "echo checks passed\n",
+		"src/main.go": "package main\n",
+	}})
+	project = a.project
+	srvB.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "sleep 12", "description": "a long suite"})}
+		},
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "ls", "description": "look"})}
+		},
+		say("Done here."),
+	}
+	type result struct {
+		out string
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, out := runHeadless(t, rel.Path, srvB, options{mode: "acceptEdits", allow: []string{"Bash"}, share: a}, "Run the long suite.", 2*time.Minute)
+		done <- result{out}
+	}()
+	// A works while B's long suite runs.
+	for deadline := time.Now().Add(30 * time.Second); srvB.stepsAnswered() < 1; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("session B did not start its long command within 30 s")
+		}
+	}
+	a.prompt("Verify V1.")
+	if r := a.waitResult("Edit", 0); r.IsError {
+		t.Fatalf("A's tick of V1 after its check was refused: %s", r.Text)
+	}
+	a.waitStep(2)
+	var b result
+	select {
+	case b = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("session B did not end within 3 minutes")
+	}
+	t.Logf("session B printed %q", b.out)
+	for _, r := range srvB.mainRequests() {
+		if strings.Contains(string(r), "[rodin]") && strings.Contains(string(r), "V1") {
+			i := strings.Index(string(r), "[rodin]")
+			t.Fatalf("session B was told about A's tick: %s", r[i:min(len(r), i+400)])
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(project, "tasks.md"))
+	if !strings.Contains(string(after), "- [x] V1") {
+		t.Fatalf("A's tick of V1 did not survive B:\n%s", after)
+	}
+}

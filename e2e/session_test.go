@@ -37,6 +37,9 @@ type options struct {
 	installed bool
 	setup     func(s *session, env []string)
 	args      []string // more of Claude Code's command line (runHeadless)
+	// share runs the session in another's HOME and project: a second
+	// session of the same user in the same project.
+	share *session
 }
 
 // session is one interactive Claude Code session in tmux, with the plugin
@@ -154,8 +157,10 @@ func startSessionWith(t *testing.T, claude string, srv *server, opt options, set
 // would give it; it returns the session's stdout. It is bounded: a session
 // that has not ended after timeout is killed and fails the test.
 func runHeadless(t *testing.T, claude string, srv *server, opt options, prompt string, timeout time.Duration) (*session, string) {
-	sessionSlots <- struct{}{}
-	t.Cleanup(func() { <-sessionSlots })
+	if opt.share == nil { // a second session runs in its first's slot
+		sessionSlots <- struct{}{}
+		t.Cleanup(func() { <-sessionSlots })
+	}
 	s, env, top := prepareSession(t, srv, &opt)
 	t.Cleanup(func() { os.RemoveAll(top) })
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -189,6 +194,9 @@ func prepareSession(t *testing.T, srv *server, opt *options) (*session, []string
 	}
 	top, _ = filepath.EvalSymlinks(top)
 	s := &session{t: t, srv: srv, home: filepath.Join(top, "home"), project: filepath.Join(top, "project")}
+	if opt.share != nil {
+		s.home, s.project = opt.share.home, opt.share.project
+	}
 	s.plugin = filepath.Join(top, "rodin plugin") // a space, as users' paths have
 	for _, d := range []string{s.home, s.project} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
