@@ -100,18 +100,16 @@ const (
 	// KindBgDone notes that background tasks (Bg) had ended by Time: a
 	// Stop input's background_tasks no longer listed them.
 	KindBgDone = "bgdone"
-	// KindPending notes a tick the edit gate judged justified and let
-	// through (Command is FILE NUL KEY, Tool the call): the tick is the
-	// agent's, justified, once the call's PostToolUse sees it written.
-	KindPending = "pending"
 	// KindAgentBg notes a subagent launched in the background (Bg is its
 	// agentId, Agent and Type the launcher's): it may write files, through
 	// calls no hook of the launcher sees, until a stop no longer lists it.
 	KindAgentBg = "agentbg"
-	// KindClaim notes, for every session of the user, that one session's
-	// agent ticked a box with its checks passed (Cwd is the project root,
-	// Command FILE NUL KEY, Session the session): another session that
-	// sees the tick in its own call's window knows it is not its own.
+	// KindClaim notes, for every session of the project, that one
+	// session's agent ticked a box with its checks passed (Cwd is the
+	// project root, Command FILE NUL KEY, Session the session, Tool the
+	// file tool's call): the session's PostToolUse knows the tick its edit
+	// gate let through, and another session that sees the tick in its own
+	// call's window knows it is not its own.
 	KindClaim = "claim"
 )
 
@@ -134,34 +132,38 @@ func Dir(data string) string { return filepath.Join(data, "verify") }
 
 func logPath(data, session string) string { return filepath.Join(Dir(data), session+".jsonl") }
 
-// AppendPending notes a tick the edit gate let through (KindPending), in
-// a file of its own: the run log grows only when a command ran, which the
-// stop's quick look relies on.
-func AppendPending(data, session string, r Run) error {
-	return appendTo(data, filepath.Join(Dir(data), session+".pending.jsonl"), r)
+// claimsPath is the project's record of claimed ticks, shared by its
+// sessions.
+func claimsPath(data, root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(Dir(data), "claims-"+hex.EncodeToString(sum[:8])+".jsonl")
 }
 
-// Pending are the session's KindPending records (none when unreadable).
-func Pending(data, session string) []Run {
-	runs, _, _ := readRuns(filepath.Join(Dir(data), session+".pending.jsonl"))
-	return runs
+// Claim is a tick one session's agent made with its checks passed (or
+// waived), judged when it was made: by the edit gate before the file tool
+// wrote it (Call is then the tool call), or right after the Bash command
+// that made it.
+type Claim struct {
+	Session, Root, File, Key, Call, Agent string
 }
 
-func claimsPath(data string) string { return filepath.Join(Dir(data), "claims.jsonl") }
-
-// AppendClaim notes that session's agent ticked key of file in the project
-// at root with its checks passed (KindClaim).
-func AppendClaim(data, session, root, file, key string) error {
-	return appendTo(data, claimsPath(data), Run{Time: freshness.Now().UnixNano(), Kind: KindClaim, Cwd: root, Command: file + "\x00" + key, Session: session})
+// AppendClaim records a claimed tick (KindClaim), one append.
+func AppendClaim(data string, c Claim) error {
+	return appendTo(data, claimsPath(data, c.Root), Run{Time: freshness.Now().UnixNano(), Kind: KindClaim, Cwd: c.Root, Command: c.File + "\x00" + c.Key, Session: c.Session, Tool: c.Call, Agent: c.Agent})
 }
 
-// ClaimedElsewhere reports whether a session other than session claimed
-// the tick of key in file of the project at root at since or later.
-func ClaimedElsewhere(data, session, root, file, key string, since int64) bool {
-	claims, _, _ := readRuns(claimsPath(data))
-	want := file + "\x00" + key
+// Claimed reports whether a claim made at since or later matches: one by
+// a session other than c.Session for c's file and key (other), or c itself
+// by its session and call (!other).
+func Claimed(data string, c Claim, since int64, other bool) bool {
+	claims, _, _ := readRuns(claimsPath(data, c.Root))
+	want := c.File + "\x00" + c.Key
 	for i := len(claims) - 1; i >= 0 && claims[i].Time >= since; i-- {
-		if c := claims[i]; c.Kind == KindClaim && c.Session != session && c.Cwd == root && c.Command == want {
+		r := claims[i]
+		if r.Kind != KindClaim || r.Cwd != c.Root || r.Command != want {
+			continue
+		}
+		if other && r.Session != c.Session || !other && r.Session == c.Session && r.Tool == c.Call {
 			return true
 		}
 	}
@@ -263,7 +265,7 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindPending || r.Kind == KindAgentBg || r.Kind == KindClaim) {
+			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1

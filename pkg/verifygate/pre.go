@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -103,15 +102,12 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if bad := Unverified(vs); len(bad) > 0 {
 		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+", then tick the box again. A task that cannot pass here can be waived by the user, who types `"+WaiveCommand+" ID FILE REASON` in Claude Code.")
 	}
-	// Justified now: the tick is the agent's and judged, once the tool
-	// has written it (PostEdit sees it done).
-	// One append each (no rewrite of the record: this is the tick's
-	// cost).
+	// Justified now: claimed for this call (PostEdit sees it written) and
+	// for the project's other sessions; one append each.
 	agent, _, _ := in.Field("agent_id")
 	call, _, _ := in.Field("tool_use_id")
 	for _, it := range items {
-		ledger.AppendPending(s.Data, s.ID, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindPending, Command: rel + "\x00" + it.Task.Key(), Tool: call, Agent: agent})
-		ledger.AppendClaim(s.Data, s.ID, s.Root, rel, it.Task.Key())
+		ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: it.Task.Key(), Call: call, Agent: agent})
 	}
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}

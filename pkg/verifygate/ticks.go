@@ -344,9 +344,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			// ticked as last seen: judged then
 		case !o.mine:
 			st.boxes[k] = box{mark: markOther, time: now}
-		case o.tool != "" && s.pendingOK(rel, t.Key(), o.tool):
+		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool}, st.since, false):
+			// The edit gate let this call tick it, its checks passed.
 			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent}
-		case ledger.ClaimedElsewhere(s.Data, s.ID, s.Root, rel, t.Key(), since):
+		case ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key()}, since, true):
 			// Another session's agent ticked it, its checks passed, while
 			// one of this session's calls ran: not this session's tick.
 			st.boxes[k] = box{mark: markOther, time: now}
@@ -375,24 +376,11 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			m = markBad
 			bad = append(bad, v)
 		} else {
-			ledger.AppendClaim(s.Data, s.ID, s.Root, rel, v.Task.Key())
+			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent})
 		}
 		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent}
 	}
 	return bad, ""
-}
-
-// pendingOK reports whether the edit gate let call tick key of file as
-// justified (a KindPending record).
-func (s *Session) pendingOK(file, key, call string) bool {
-	runs := ledger.Pending(s.Data, s.ID)
-	want := file + "\x00" + key
-	for i := len(runs) - 1; i >= 0; i-- {
-		if r := runs[i]; r.Kind == ledger.KindPending && r.Tool == call && r.Command == want {
-			return true
-		}
-	}
-	return false
 }
 
 // parseBudget bounds how long a task file's parse may take in a hook: a
