@@ -225,3 +225,73 @@ func testTwoSessionsOneProject(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("A's tick of V1 did not survive B:\n%s", after)
 	}
 }
+
+// TestLeftBehindTick is case 5 of issue 31: the agent leaves a child
+// behind its Bash call (`(sleep 2; sed -i …) &`), which ticks V1 after the
+// call has returned. With Claude Code's sandbox on, the child dies with the
+// call (bubblewrap's own process namespace): V1 is never ticked. Without
+// it, the child lives on (2.1.295 to 2.1.332): when it writes during a later
+// call of the agent (its `sleep 5`), the tick is the agent's, refused and
+// unticked at the stop; when it writes after the session's last call, no
+// window explains it: the tick looks like someone else's, and `rodin tasks`
+// says no call of the session made it. docs/security.md names this as one
+// of the things only the sandbox stops.
+func TestLeftBehindTick(t *testing.T) { eachRelease(t, testLeftBehindTick) }
+
+func testLeftBehindTick(t *testing.T, rel claudecli.Release) {
+	child := func(*server, int) []block {
+		return []block{tool("Bash", map[string]any{"command": `(sleep 2; sed -i 's/- \[ \] V1/- [x] V1/' tasks.md) >/dev/null 2>&1 &`, "description": "later"})}
+	}
+	wait := func(*server, int) []block {
+		return []block{tool("Bash", map[string]any{"command": "sleep 5", "description": "wait"})}
+	}
+	for _, c := range []struct {
+		name      string
+		sandboxed bool
+		script    []turn
+	}{
+		{"sandboxed", true, []turn{child, wait, say("Done.")}},
+		{"during a later call", false, []turn{child, wait, say("Done."), say("Done, really.")}},
+		{"after the last call", false, []turn{child, say("Done.")}},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "-"), func(t *testing.T) { leftBehind(t, rel, c.name, c.sandboxed, c.script) })
+	}
+}
+
+// leftBehind is one session of TestLeftBehindTick (a subtest: its session
+// gives back its slot when it ends).
+func leftBehind(t *testing.T, rel claudecli.Release, name string, sandboxed bool, script []turn) {
+	srv := newServer(t)
+	srv.main = script
+	settings := `{"useAutoModeDuringPlan": false}`
+	if sandboxed {
+		settings = `{"useAutoModeDuringPlan": false, "sandbox": {"enabled": true, "allowUnsandboxedCommands": false, "autoAllowBashIfSandboxed": true}}`
+	}
+	s := startSessionWith(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md": verifyTasks, "check.sh": "echo checks passed\n",
+	}}, settings)
+	s.prompt("Work through tasks.md.")
+	s.waitStep(len(script) - 1)
+	time.Sleep(4 * time.Second) // past the child's sleep, whenever it began
+	b, _ := os.ReadFile(filepath.Join(s.project, "tasks.md"))
+	ticked := strings.Contains(string(b), "- [x] V1")
+	tasks := s.rodin("tasks", "tasks.md")
+	t.Logf("%s: V1 ticked=%v; rodin tasks:\n%s", name, ticked, tasks)
+	switch name {
+	case "sandboxed":
+		if ticked {
+			t.Fatalf("with the sandbox on, a child left behind ticked V1:\n%s", b)
+		}
+	case "during a later call":
+		if ticked || !srv.told("main", "This Bash command ticked V1") {
+			t.Fatalf("the child's tick during the agent's next call was not refused and unticked (told: %v):\n%s", srv.told("main", "This Bash command ticked V1"), b)
+		}
+	case "after the last call":
+		if !ticked {
+			t.Fatalf("without the sandbox, the child left behind did not tick V1 (did Claude Code start killing it? update docs/security.md):\n%s", b)
+		}
+		if !strings.Contains(tasks, "no call of this session made it") {
+			t.Errorf("rodin tasks does not say the tick is none of the session's calls':\n%s", tasks)
+		}
+	}
+}

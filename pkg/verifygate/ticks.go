@@ -456,7 +456,8 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 // has it (for `rodin tasks`): "this session's agent, its checks passed",
 // "this session's agent, without its checks", "someone else" (the user's
 // editor, another session, a process rodin never saw start), "before the
-// session"; "" when the record has nothing on it.
+// session", or that no call of the session made it (a checked box the
+// record does not know); "" without a record.
 func (s *Session) TickedBy(file, key string) string {
 	if !s.ticksRead {
 		s.ticks, _ = loadTicks(s.Data, s.ID)
@@ -475,5 +476,7 @@ func (s *Session) TickedBy(file, key string) string {
 	case markStart:
 		return "before the session"
 	}
-	return ""
+	// Checked, and unknown to the record: ticked after the session's
+	// hooks last looked at the file.
+	return "no call of this session made it (ticked after rodin last looked: someone else, or a process left behind)"
 }
