@@ -37,6 +37,7 @@ fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzStringField$' -fuzztime {{time}} ./pkg/hookio
     go test -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}} ./pkg/contracts
     go test -run '^$' -fuzz '^FuzzCheckArtifact$' -fuzztime {{time}} ./pkg/contracts
+    go test -run '^$' -fuzz '^FuzzMarshalRun$' -fuzztime {{time}} ./pkg/ledger
 
 # Capture the hook inputs of a real session on each pinned Claude Code
 # release into testdata/fixtures/claude-code-<version> (replayed by the tests).

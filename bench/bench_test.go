@@ -231,11 +231,12 @@ func tickProject(dir, sess string, dirs int, tasksText string, getenv func(strin
 	if _, err := verifygate.TakeBaseline(getenv, sess, dir); err != nil {
 		return err
 	}
-	// A transcript as Claude Code writes it: a prompt, some work, the run,
-	// its result, a Read of the task file, then the tick.
+	// A transcript as Claude Code writes it: a prompt, a long session's
+	// work, the run, its result, a Read of the task file, then the tick.
 	var t strings.Builder
 	t.WriteString(`{"type":"user","message":{"role":"user","content":"Work through tasks.md."}}` + "\n")
-	for i := 0; i < 40; i++ {
+	// A long session's transcript: 2 MB of work before the run.
+	for i := 0; t.Len() < 2<<20; i++ {
 		fmt.Fprintf(&t, `{"type":"assistant","message":{"id":"m%d","content":[{"type":"tool_use","id":"toolu_r%d","name":"Read","input":{"file_path":%q}}]}}`+"\n", i, i, filepath.Join(dir, "src", "pkg0000", "file000.go"))
 		fmt.Fprintf(&t, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_r%d","content":%q}]}}`+"\n", i, strings.Repeat("package p // a line of source\n", 40))
 	}

@@ -182,11 +182,7 @@ func appendTo(data, p string, r Run) error {
 	if len(r.Tail) > MaxTail {
 		r.Tail = strings.ToValidUTF8(r.Tail[len(r.Tail)-MaxTail:], "")
 	}
-	line, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	line = append(line, '\n')
+	line := append(marshalRun(r), '\n')
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if os.IsNotExist(err) {
 		if err = os.MkdirAll(Dir(data), 0o700); err == nil {
@@ -264,8 +260,8 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 			line = append(line, chunk...)
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
-			var r Run
-			if !long && len(l) <= MaxRecord && json.Unmarshal(l, &r) == nil && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim) {
+			r, decoded := decodeRun(l)
+			if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1
@@ -333,9 +329,9 @@ func LoadBaseline(data, session string) (*Baseline, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b Baseline
-	if err := json.Unmarshal(js, &b); err != nil {
-		return nil, fmt.Errorf("the session's baseline is damaged: %v", err)
+	b, ok := decodeBaseline(js)
+	if !ok {
+		return nil, fmt.Errorf("the session's baseline is damaged: it is not the JSON rodin writes")
 	}
 	return &b, nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tidwall/gjson"
 	"io/fs"
 	"maps"
 	"os"
@@ -50,6 +51,59 @@ type Config struct {
 	Ignore []string `json:"ignore,omitempty"`
 	// Timeout is `rodin verify`'s default per-command timeout ("5m").
 	Timeout string `json:"timeout,omitempty"`
+}
+
+// StoredConfig reads a configuration as a session's baseline keeps it
+// (encoding/json's form of Config), with gjson: the hooks read it at every
+// task-file edit, and encoding/json's first decode in a process costs more
+// than the rest of the read. False when it is not such an object.
+func StoredConfig(b []byte) (Config, bool) {
+	var c Config
+	if !gjson.ValidBytes(b) {
+		return c, false
+	}
+	v := gjson.ParseBytes(b)
+	if !v.IsObject() {
+		return c, false
+	}
+	ok := true
+	strs := func(f gjson.Result) []string {
+		if f.Type == gjson.Null {
+			return nil
+		}
+		if !f.IsArray() {
+			ok = false
+			return nil
+		}
+		out := []string{}
+		for _, e := range f.Array() {
+			if e.Type != gjson.String && e.Type != gjson.Null {
+				ok = false
+			}
+			out = append(out, e.String())
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	v.ForEach(func(k, f gjson.Result) bool {
+		if seen[k.String()] {
+			ok = false
+		}
+		seen[k.String()] = true
+		switch k.String() {
+		case "taskFiles":
+			c.TaskFiles = strs(f)
+		case "ignore":
+			c.Ignore = strs(f)
+		case "timeout":
+			if f.Type != gjson.String && f.Type != gjson.Null {
+				ok = false
+			}
+			c.Timeout = f.String()
+		}
+		return ok
+	})
+	return c, ok
 }
 
 // DefaultTaskFiles and DefaultIgnore apply when the configuration leaves

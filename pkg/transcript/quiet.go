@@ -65,15 +65,23 @@ func quietBetween(path, from, to string, excused func(string) bool) (quiet, foun
 	if err != nil || !fi.Mode().IsRegular() {
 		return false, true
 	}
-	off := max(fi.Size()-maxTail, 0)
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
-		return false, true
-	}
-	// Both ids are found as text first: most lines are never parsed.
-	start := bytes.LastIndex(buf, []byte(`"id":"`+from+`"`))
-	if start < 0 {
-		return false, true
+	// The run is recent: the tail is read backwards from the end, a
+	// growing chunk at a time, until it holds the run's line (a long
+	// session's transcript runs to megabytes). Both ids are found as text
+	// first: most lines are never parsed.
+	var buf []byte
+	var off int64
+	start := -1
+	for chunk := int64(64 << 10); start < 0; chunk *= 4 {
+		off = max(fi.Size()-min(chunk, maxTail), 0)
+		buf = make([]byte, fi.Size()-off)
+		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+			return false, true
+		}
+		start = bytes.LastIndex(buf, []byte(`"id":"`+from+`"`))
+		if start < 0 && (off == 0 || chunk >= maxTail) {
+			return false, true
+		}
 	}
 	if i := bytes.LastIndexByte(buf[:start], '\n'); i >= 0 {
 		start = i + 1

@@ -69,3 +69,19 @@ func TestQuietBetweenWaits(t *testing.T) {
 		t.Fatal("the call's line came 30 ms late and was not waited for")
 	}
 }
+
+// TestQuietBetweenFarBack: the run's line lies further back than the
+// first chunk read (a long stretch of reads after it): still found.
+func TestQuietBetweenFarBack(t *testing.T) {
+	lines := []string{use("run", "Bash", ""), result("run")}
+	for i := 0; len(strings.Join(lines, "\n")) < 300<<10; i++ {
+		id := "r" + strings.Repeat("x", 3) + string(rune('a'+i%26)) + strings.Repeat("0", i%7)
+		lines = append(lines, use(id, "Read", "/p/main.go"), `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","content":"`+strings.Repeat("package p ", 100)+`"}]}}`)
+	}
+	lines = append(lines, use("tick", "Edit", "/p/tasks.md"))
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
+	if !QuietBetween(p, "run", "tick", nil, 10*time.Millisecond) {
+		t.Fatal("a run 300 KB back, only reads since, is not quiet")
+	}
+}

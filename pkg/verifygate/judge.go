@@ -15,7 +15,6 @@
 package verifygate
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -94,7 +93,8 @@ func Open(getenv func(string) string, session, cwd string) (*Session, error) {
 	}
 	if s.Baseline != nil && s.Baseline.Root != "" {
 		s.Root = s.Baseline.Root
-		if err := json.Unmarshal(s.Baseline.Config, &s.Config); err != nil || len(s.Config.TaskFiles) == 0 {
+		var ok bool
+		if s.Config, ok = project.StoredConfig(s.Baseline.Config); !ok || len(s.Config.TaskFiles) == 0 {
 			return nil, fmt.Errorf("the session's baseline holds no usable configuration")
 		}
 	} else {

@@ -1,0 +1,254 @@
+package ledger
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// The hooks read their records with gjson, not encoding/json: the first
+// decode of a type in a process costs a tenth of a millisecond or more,
+// and a tick reads the run log and the baseline (TestDecodeAsJSON holds
+// both readings equal; a record that is not what rodin writes is damage).
+
+// decodeRun reads one line of a run log; false when it is not a record
+// rodin writes: not JSON, a field of the wrong type, or a key twice.
+func decodeRun(line []byte) (Run, bool) {
+	if !gjson.ValidBytes(line) || !utf8.Valid(line) {
+		return Run{}, false
+	}
+	var r Run
+	ok := true
+	seen := map[string]bool{}
+	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		if seen[key] {
+			ok = false
+			return false
+		}
+		seen[key] = true
+		switch key {
+		case "t":
+			r.Time, ok = intOf(v)
+		case "exit":
+			var n int64
+			n, ok = intOf(v)
+			r.Exit = int(n)
+		case "dur":
+			r.Dur, ok = intOf(v)
+		case "k":
+			r.Kind, ok = strOf(v)
+		case "cmd":
+			r.Command, ok = strOf(v)
+		case "cwd":
+			r.Cwd, ok = strOf(v)
+		case "agent":
+			r.Agent, ok = strOf(v)
+		case "at":
+			r.Type, ok = strOf(v)
+		case "tu":
+			r.Tool, ok = strOf(v)
+		case "bg":
+			r.Bg, ok = strOf(v)
+		case "sid":
+			r.Session, ok = strOf(v)
+		case "psum":
+			r.PromptSum, ok = strOf(v)
+		case "tail":
+			r.Tail, ok = strOf(v)
+		case "pass":
+			r.Pass, ok = boolOf(v)
+		case "resumed":
+			r.Resumed, ok = boolOf(v)
+		case "big":
+			r.Oversize, ok = boolOf(v)
+		default:
+			// encoding/json would take "Cmd" for "cmd": rodin writes no
+			// such key, so a record with one is damage.
+			ok = !foldsToRunKey(key)
+		}
+		return ok
+	})
+	top := gjson.ParseBytes(line)
+	return r, ok && (top.IsObject() || top.Type == gjson.Null) // null is an empty record, as encoding/json reads it
+}
+
+var runKeys = []string{"t", "k", "cmd", "exit", "cwd", "agent", "at", "tu", "dur", "bg", "sid", "psum", "pass", "tail", "resumed", "big"}
+
+func foldsToRunKey(key string) bool {
+	for _, k := range runKeys {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeBaseline reads a session's baseline; false when it is not one.
+func decodeBaseline(js []byte) (Baseline, bool) {
+	var b Baseline
+	if !gjson.ValidBytes(js) || !utf8.Valid(js) {
+		return b, false
+	}
+	top := gjson.ParseBytes(js)
+	if !top.IsObject() || hasDuplicateKey(top) || hasFoldedKey(top, "t", "root", "config", "files", "quality") {
+		return b, false
+	}
+	ok := true
+	var t, root, cfg, files, quality = top.Get("t"), top.Get("root"), top.Get("config"), top.Get("files"), top.Get("quality")
+	if t.Exists() {
+		b.Time, ok = intOf(t)
+	}
+	if ok && root.Exists() {
+		b.Root, ok = strOf(root)
+	}
+	if ok && cfg.Exists() && cfg.Type != gjson.Null {
+		b.Config = []byte(cfg.Raw)
+	}
+	if ok && files.Exists() && files.Type != gjson.Null {
+		if !files.IsObject() {
+			return b, false
+		}
+		b.Files = map[string][]Snap{}
+		files.ForEach(func(k, v gjson.Result) bool {
+			var snaps []Snap
+			if v.Type != gjson.Null {
+				if !v.IsArray() {
+					ok = false
+					return false
+				}
+				snaps = []Snap{}
+				for _, s := range v.Array() {
+					sn, good := decodeSnap(s)
+					if !good {
+						ok = false
+						return false
+					}
+					snaps = append(snaps, sn)
+				}
+			}
+			b.Files[k.String()] = snaps
+			return true
+		})
+	}
+	if ok && quality.Exists() && quality.Type != gjson.Null {
+		if !quality.IsObject() {
+			return b, false
+		}
+		b.Quality = map[string][]string{}
+		quality.ForEach(func(k, v gjson.Result) bool {
+			var cs []string
+			cs, ok = strsOf(v)
+			b.Quality[k.String()] = cs
+			return ok
+		})
+	}
+	return b, ok
+}
+
+func decodeSnap(v gjson.Result) (Snap, bool) {
+	var s Snap
+	if !v.IsObject() || hasDuplicateKey(v) || hasFoldedKey(v, "key", "checked", "verify", "ac", "commands", "sources") {
+		return s, false
+	}
+	ok := true
+	v.ForEach(func(k, f gjson.Result) bool {
+		switch k.String() {
+		case "key":
+			s.Key, ok = strOf(f)
+		case "checked":
+			s.Checked, ok = boolOf(f)
+		case "verify":
+			s.Verify, ok = boolOf(f)
+		case "ac":
+			s.AC, ok = boolOf(f)
+		case "commands":
+			s.Commands, ok = strsOf(f)
+		case "sources":
+			s.Sources, ok = strsOf(f)
+		}
+		return ok
+	})
+	return s, ok
+}
+
+// hasFoldedKey reports whether v has a key that is one of keys in another
+// case (encoding/json would take it; rodin writes none).
+func hasFoldedKey(v gjson.Result, keys ...string) bool {
+	folded := false
+	v.ForEach(func(k, _ gjson.Result) bool {
+		for _, want := range keys {
+			if k.String() != want && strings.EqualFold(k.String(), want) {
+				folded = true
+			}
+		}
+		return !folded
+	})
+	return folded
+}
+
+func hasDuplicateKey(v gjson.Result) bool {
+	seen := map[string]bool{}
+	dup := false
+	v.ForEach(func(k, _ gjson.Result) bool {
+		dup = seen[k.String()]
+		seen[k.String()] = true
+		return !dup
+	})
+	return dup
+}
+
+// intOf, strOf, boolOf and strsOf read a value as encoding/json would
+// into the field's type (null leaves it zero); false when it would fail.
+func intOf(v gjson.Result) (int64, bool) {
+	switch v.Type {
+	case gjson.Null:
+		return 0, true
+	case gjson.Number:
+		n, err := strconv.ParseInt(v.Raw, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func strOf(v gjson.Result) (string, bool) {
+	switch v.Type {
+	case gjson.Null:
+		return "", true
+	case gjson.String:
+		return v.String(), true
+	}
+	return "", false
+}
+
+func boolOf(v gjson.Result) (bool, bool) {
+	switch v.Type {
+	case gjson.Null:
+		return false, true
+	case gjson.True:
+		return true, true
+	case gjson.False:
+		return false, true
+	}
+	return false, false
+}
+
+func strsOf(v gjson.Result) ([]string, bool) {
+	if v.Type == gjson.Null {
+		return nil, true
+	}
+	if !v.IsArray() {
+		return nil, false
+	}
+	out := []string{}
+	ok := true
+	v.ForEach(func(_, e gjson.Result) bool {
+		var s string
+		s, ok = strOf(e)
+		out = append(out, s)
+		return ok
+	})
+	return out, ok
+}

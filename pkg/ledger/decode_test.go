@@ -1,0 +1,130 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+	"unicode/utf8"
+)
+
+// The records as rodin writes them, and shapes around them: decodeRun and
+// decodeBaseline agree with encoding/json on each (the same value, or both
+// refuse it; they also refuse a key twice, which encoding/json takes).
+var runLines = []string{
+	`{"t":1795650000000000000,"k":"bash","cmd":"true \u0026\u0026 echo ok","exit":0,"cwd":"/p","tu":"toolu_1","dur":5}`,
+	`{"t":1,"k":"qa","exit":0,"psum":"ab","pass":true,"tail":"VERIFICATION_PASS","resumed":true,"big":true,"agent":"a1","at":"w","bg":"b1","sid":"s"}`,
+	`{"t":1,"k":"bash","exit":-2,"bg":"b1","dur":-1,"extra":[1,2,{"x":null}]}`,
+	`{"t":null,"k":null,"exit":null,"pass":null}`,
+	`{"t":"1","k":"bash"}`, `{"t":1.5,"k":"bash"}`, `{"t":1e3}`, `{"t":99999999999999999999}`,
+	`{"k":1}`, `{"pass":"yes"}`, `[1]`, `"x"`, `{"t":1,"k":"bash"`, `{}`, `null`,
+}
+
+func TestDecodeRunAsJSON(t *testing.T) {
+	for _, l := range runLines {
+		checkRun(t, []byte(l))
+	}
+}
+
+func checkRun(t *testing.T, l []byte) {
+	t.Helper()
+	var want Run
+	err := json.Unmarshal(l, &want)
+	got, ok := decodeRun(l)
+	if hasDup(l) || lineHasFoldedKey(l) || !utf8.Valid(l) {
+		if ok {
+			t.Errorf("%s: a key twice, or one in another case, was decoded", l)
+		}
+		return
+	}
+	if ok != (err == nil) || ok && !reflect.DeepEqual(got, want) {
+		t.Errorf("%s:\n decodeRun %+v %v\n json      %+v %v", l, got, ok, want, err)
+	}
+}
+
+func hasDup(l []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(l, &m) != nil {
+		return false
+	}
+	var keys []string
+	dec := json.NewDecoder(jsonReader(l))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return len(keys) != len(m)
+}
+
+// lineHasFoldedKey reports whether a line has a key that is one of a Run's in
+// another case (encoding/json matches it; rodin writes none).
+func lineHasFoldedKey(l []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(l, &m) != nil {
+		return false
+	}
+	for k := range m {
+		if foldsToRunKey(k) && !slices.Contains(runKeys, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var baselineDocs = []string{
+	`{"t":1795650000000000000,"root":"/p","config":{"taskFiles":["**/tasks.md"],"ignore":["**/progress.md"]},"files":{"tasks.md":[{"key":"V1","checked":true,"verify":true,"ac":true,"commands":["go test ./..."],"sources":["Verify line"]},{"key":"1.1"}],"empty.md":null},"quality":{"tasks.md":["make lint"]}}`,
+	`{"t":1,"root":"/p","config":null,"files":{}}`,
+	`{"t":1,"root":"/p","files":{"a":[{"key":1}]}}`, `{"t":1,"files":[]}`, `{"t":"x"}`, `{"t":1,"quality":{"a":"x"}}`,
+	`{"t":1,"files":{"a":[{"commands":[1]}]}}`, `{"t":1,"files":{"a":[{"key":"V1","key":"V2"}]}}`, `[]`, `{`,
+}
+
+func TestDecodeBaselineAsJSON(t *testing.T) {
+	for _, d := range baselineDocs {
+		checkBaseline(t, []byte(d))
+	}
+}
+
+func checkBaseline(t *testing.T, d []byte) {
+	t.Helper()
+	var want Baseline
+	err := json.Unmarshal(d, &want)
+	got, ok := decodeBaseline(d)
+	if err == nil && !ok {
+		// decodeBaseline also refuses a key twice at any depth.
+		return
+	}
+	if ok != (err == nil) {
+		t.Errorf("%s: decodeBaseline ok=%v, json err=%v", d, ok, err)
+		return
+	}
+	if ok && (got.Time != want.Time || got.Root != want.Root || string(got.Config) != string(want.Config) && !(len(got.Config) == 0 && string(want.Config) == "null") || !reflect.DeepEqual(got.Files, want.Files) || !reflect.DeepEqual(got.Quality, want.Quality)) {
+		t.Errorf("%s:\n decodeBaseline %+v\n json           %+v", d, got, want)
+	}
+}
+
+func FuzzDecodeRun(f *testing.F) {
+	for _, l := range runLines {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, l []byte) { checkRun(t, l) })
+}
+
+func FuzzDecodeBaseline(f *testing.F) {
+	for _, d := range baselineDocs {
+		f.Add([]byte(d))
+	}
+	f.Fuzz(func(t *testing.T, d []byte) { checkBaseline(t, d) })
+}
+
+func jsonReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
