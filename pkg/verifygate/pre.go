@@ -44,7 +44,12 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if rel == "" {
 		return hookio.NoDecision
 	}
-	s.noteTaskFile(rel)
+	// The record of the session's boxes knows the task files it began with:
+	// only another one is noted in the index (which a stop reads).
+	st, stErr := loadTicks(s.Data, s.ID)
+	if _, known := st.fileSeen(rel); !known {
+		s.noteTaskFile(rel)
+	}
 	old, err := safefile.ReadFile(path, tasks.MaxSize)
 	exists := true
 	switch {
@@ -73,7 +78,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	// edit, is someone's: the agent's when one of its calls explains it
 	// (a background task), else someone else's, never judged as a tick
 	// of this edit.
-	if st, err := loadTicks(s.Data, s.ID); exists && err == nil && st != nil {
+	if exists && stErr == nil && st != nil {
 		if fi, err := os.Stat(path); err != nil || st.changed(rel, fi) {
 			updateTicks(s.Data, s.ID, func(st *tickState) error {
 				s.look(st, rel, s.byTime, before)

@@ -240,6 +240,16 @@ func seenAs(fi os.FileInfo) [2]int64 {
 // more than a tick of the coarse clock (4 or 10 ms).
 const recent = 100 * time.Millisecond
 
+// fileSeen is what the state last saw of rel; false when it never saw it
+// (or there is no state).
+func (st *tickState) fileSeen(rel string) ([2]int64, bool) {
+	if st == nil {
+		return [2]int64{}, false
+	}
+	v, ok := st.files[rel]
+	return v, ok
+}
+
 // changed reports whether rel differs from what the state last saw of it.
 func (st *tickState) changed(rel string, fi os.FileInfo) bool {
 	was, ok := st.files[rel]
