@@ -38,6 +38,8 @@ fuzz time="60s":
     go test -run '^$' -fuzz '^FuzzParse$' -fuzztime {{time}} ./pkg/contracts
     go test -run '^$' -fuzz '^FuzzCheckArtifact$' -fuzztime {{time}} ./pkg/contracts
     go test -run '^$' -fuzz '^FuzzMarshalRun$' -fuzztime {{time}} ./pkg/ledger
+    go test -run '^$' -fuzz '^FuzzDecodeRun$' -fuzztime {{time}} ./pkg/ledger
+    go test -run '^$' -fuzz '^FuzzDecodeBaseline$' -fuzztime {{time}} ./pkg/ledger
 
 # Capture the hook inputs of a real session on each pinned Claude Code
 # release into testdata/fixtures/claude-code-<version> (replayed by the tests).
