@@ -101,6 +101,7 @@ func TestScript(t *testing.T) {
 			"serve":      cmdServe,
 			"hookcmd":    cmdHookcmd,
 			"transcript": cmdTranscript,
+			"agentrun":   cmdAgentrun,
 		},
 	})
 }
@@ -348,6 +349,36 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 		data := os.Expand(ts.ReadFile(f), ts.Getenv)
 		ts.Check(os.WriteFile(path, []byte(data), 0o644))
 	}
+}
+
+// agentrun OUT launch|stop AGENT ID FILE writes to OUT the hook input of
+// a background subagent run as Claude Code 2.1.330 and later send it, in
+// plan mode, for $SESSION in $PROJECT: `launch` is the Agent tool's
+// PostToolUse (async_launched) with FILE as its prompt, `stop` the
+// SubagentStop with FILE as its last message. Scripts build runs on the
+// exact prompts `rodin prompt` printed without spelling them out in JSON.
+func cmdAgentrun(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: agentrun OUT launch|stop AGENT ID FILE")
+	}
+	text := ts.ReadFile(args[4])
+	in := map[string]any{"session_id": ts.Getenv("SESSION"), "cwd": ts.Getenv("PROJECT"), "permission_mode": "plan"}
+	switch args[1] {
+	case "launch":
+		in["hook_event_name"], in["tool_name"] = "PostToolUse", "Agent"
+		in["tool_input"] = map[string]any{"description": "run", "prompt": text, "subagent_type": args[2]}
+		in["tool_response"] = map[string]any{"isAsync": true, "status": "async_launched", "agentId": args[3], "prompt": text}
+		in["tool_use_id"] = "toolu_" + args[3]
+	case "stop":
+		in["hook_event_name"], in["agent_id"], in["agent_type"] = "SubagentStop", args[3], args[2]
+		in["stop_hook_active"], in["last_assistant_message"] = false, text
+		in["agent_transcript_path"] = ts.MkAbs("no-such-transcript.jsonl")
+	default:
+		ts.Fatalf("agentrun: %q is not launch or stop", args[1])
+	}
+	b, err := json.Marshal(in)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
 }
 
 // snapshots are shared by scripts that run in parallel.

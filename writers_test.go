@@ -57,27 +57,33 @@ func TestWriterFields(t *testing.T) {
 			// and an agent_id of another shape, "a<name>-<16 hex>"; only
 			// TeammateIdle says teammate_name. The lead's Agent call carries
 			// the name. rodin tells it by the id: "teammate:worker".
-			tws, _ := filepath.Glob(filepath.Join(release, "writers-teammate", "*-PreToolUse-Write.json"))
-			if len(tws) != 1 {
-				t.Fatalf("a teammate's Writes: %v", tws)
-			}
-			tw := read("writers-teammate", filepath.Base(tws[0]))
-			tid := tw.Get("agent_id").String()
-			if tw.Get("agent_type").String() != "worker" || !contracts.IsTeammateID(tid) || contracts.IsTeammateID(id) {
-				t.Errorf("a teammate's Write: agent_type %q, agent_id %q (a subagent's: %q)", tw.Get("agent_type"), tid, id)
-			}
-			if name, _ := contracts.Writer(hookio.NewInput([]byte(tw.Raw))); name != "teammate:worker" {
-				t.Errorf("the teammate's Write is %q's", name)
-			}
-			if name, _ := contracts.Writer(hookio.NewInput([]byte(write.Raw))); name != "worker" {
-				t.Errorf("the worker subagent's Write is %q's", name)
-			}
-			idle, _ := filepath.Glob(filepath.Join(release, "writers-teammate", "*-TeammateIdle-worker.json"))
-			if len(idle) != 1 || read("writers-teammate", filepath.Base(idle[0])).Get("teammate_name").String() != "worker" {
-				t.Errorf("TeammateIdle: %v", idle)
-			}
-			if lead := read("writers-teammate", "03-PreToolUse-Agent.json"); lead.Get("tool_input.name").String() != "worker" || lead.Get("agent_id").Exists() {
-				t.Errorf("the lead's Agent call: %s", lead.Raw)
+			// Captured by hand (agent teams are experimental; TestCapture
+			// does not start one): checked on the releases that have it.
+			if _, err := os.Stat(filepath.Join(release, "writers-teammate")); err != nil {
+				t.Logf("no teammate capture for %s", filepath.Base(release))
+			} else {
+				tws, _ := filepath.Glob(filepath.Join(release, "writers-teammate", "*-PreToolUse-Write.json"))
+				if len(tws) != 1 {
+					t.Fatalf("a teammate's Writes: %v", tws)
+				}
+				tw := read("writers-teammate", filepath.Base(tws[0]))
+				tid := tw.Get("agent_id").String()
+				if tw.Get("agent_type").String() != "worker" || !contracts.IsTeammateID(tid) || contracts.IsTeammateID(id) {
+					t.Errorf("a teammate's Write: agent_type %q, agent_id %q (a subagent's: %q)", tw.Get("agent_type"), tid, id)
+				}
+				if name, _ := contracts.Writer(hookio.NewInput([]byte(tw.Raw))); name != "teammate:worker" {
+					t.Errorf("the teammate's Write is %q's", name)
+				}
+				if name, _ := contracts.Writer(hookio.NewInput([]byte(write.Raw))); name != "worker" {
+					t.Errorf("the worker subagent's Write is %q's", name)
+				}
+				idle, _ := filepath.Glob(filepath.Join(release, "writers-teammate", "*-TeammateIdle-worker.json"))
+				if len(idle) != 1 || read("writers-teammate", filepath.Base(idle[0])).Get("teammate_name").String() != "worker" {
+					t.Errorf("TeammateIdle: %v", idle)
+				}
+				if lead := read("writers-teammate", "03-PreToolUse-Agent.json"); lead.Get("tool_input.name").String() != "worker" || lead.Get("agent_id").Exists() {
+					t.Errorf("the lead's Agent call: %s", lead.Raw)
+				}
 			}
 
 			// A session started with `claude --agent worker`: every event,

@@ -82,7 +82,12 @@ func (s *session) wrapHooks(dir string) {
 func writeCapture(raw, dir, top string) error {
 	files, _ := filepath.Glob(filepath.Join(raw, "*.json"))
 	sort.Strings(files) // nanosecond names: the order Claude Code sent them
-	os.RemoveAll(dir)
+	// Only this capture's own files: the writers' and the background
+	// captures keep theirs in subdirectories, and may run at the same time.
+	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, f := range old {
+		os.Remove(f)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

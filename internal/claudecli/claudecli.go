@@ -26,7 +26,7 @@ import (
 // does not read engines) and has no onFailure "block"; the tests show what
 // rodin does there. .ci/run installs all three.
 const (
-	Current     = "2.1.330"
+	Current     = "2.1.332"
 	Oldest      = "2.1.295"
 	Unsupported = "2.1.294"
 )

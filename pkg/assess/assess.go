@@ -24,16 +24,20 @@ type Critic struct {
 }
 
 // ParseCritic reads a critic answer: `### FINDING-<n>: <title>` entries
-// with `- **Severity**:` and `- **Description**:`, or `### NO ISSUES FOUND`.
+// with `- **Severity**:` and `- **Description**:`, or `### NO ISSUES FOUND`,
+// at heading levels 1 to 4 (an answer rodin cannot read stands against the
+// plan, so the reading is as wide as it safely can be).
 func ParseCritic(text string) (Critic, error) {
 	d := planfile.Parse([]byte(text))
 	c := Critic{Counts: map[string]int{"high": 0, "medium": 0, "low": 0}, Findings: []planfile.Entry{}, Problems: []string{}}
-	for _, h := range d.HeadingTexts(3) {
-		if strings.EqualFold(h, "NO ISSUES FOUND") {
-			c.NoIssues = true
+	for level := 1; level <= 4; level++ {
+		for _, h := range d.HeadingTexts(level) {
+			if strings.EqualFold(strings.Trim(h, "*_ "), "NO ISSUES FOUND") {
+				c.NoIssues = true
+			}
 		}
 	}
-	findings, problems := d.Entries("FINDING", false)
+	findings, problems := d.Findings()
 	c.Findings = append(c.Findings, findings...)
 	c.Problems = append(c.Problems, problems...)
 	for _, f := range findings {
@@ -59,9 +63,11 @@ type Validator struct {
 func ParseValidator(text string) (Validator, error) {
 	d := planfile.Parse([]byte(text))
 	var verdicts []string
-	for _, h := range d.HeadingTexts(3) {
-		if rest, ok := strings.CutPrefix(h, "VERDICT:"); ok {
-			verdicts = append(verdicts, strings.ToLower(strings.TrimSpace(rest)))
+	for level := 1; level <= 4; level++ {
+		for _, h := range d.HeadingTexts(level) {
+			if rest, ok := strings.CutPrefix(h, "VERDICT:"); ok {
+				verdicts = append(verdicts, strings.ToLower(strings.Trim(rest, "*_ ")))
+			}
 		}
 	}
 	if len(verdicts) != 1 {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/assess"
@@ -187,9 +186,12 @@ func runFindings(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.Answer == "" && c.Findings == "" {
+		return withHint(errors.New("the critic's answer was over 48 KiB, so rodin could not keep it"), "it stands as an unresolved finding until the plan changes: revise the plan, then run /rodin:plan-gate again")
+	}
 	parsed, err := assess.ParseCritic(c.Answer)
 	if err != nil {
-		return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "ask the critic once more; if it fails again, record a fail")
+		return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "it stands as an unresolved finding until the plan changes (a retry adds a run, it never replaces one): revise the plan, then run /rodin:plan-gate again")
 	}
 	return writeJSON(e.stdout, parsed)
 }
@@ -204,7 +206,7 @@ func latestValidator(log evidence.Log) (evidence.ValidatorRun, error) {
 	case !ok:
 		return v, withHint(errors.New("no validator run was recorded for this plan's session"), "launch the rodin:validator agent with the output of `rodin prompt validator` as its prompt")
 	case v.Verdict == "":
-		return v, withHint(errors.New("cannot parse the validator answer: it has no `### VERDICT: PASS` or `### VERDICT: FAIL`"), "ask the validator once more; if it fails again, record a fail")
+		return v, withHint(errors.New("cannot parse the validator answer: it has no `### VERDICT: PASS` or `### VERDICT: FAIL`"), "it stands as a fail until the gaps or the plan change (a retry adds a run, it never replaces one): run `rodin signal PLAN` to record it")
 	}
 	return v, nil
 }
@@ -228,17 +230,22 @@ func runVerdict(e *env, args []string) error {
 	return writeJSON(e.stdout, assess.Validator{Verdict: v.Verdict, Reason: v.Reason})
 }
 
-// signalFromRecord prints the signal line for the latest validator verdict.
+// signalFromRecord prints the signal line for the verdict of every critic
+// and validator run rodin observed on the plan as it stands (provenance.
+// Judge), once none is in flight (or the wait ran out).
 func signalFromRecord(e *env, args []string) error {
-	v, err := awaitedValidator(e, "signal", args)
+	if _, _, _, err := awaited(e, "signal", args, provenance.CriticAgent); err != nil {
+		return err
+	}
+	_, d, log, err := awaited(e, "signal", args, provenance.ValidatorAgent)
 	if err != nil {
 		return err
 	}
-	reason := strings.Join(strings.Fields(v.Reason), " ")
-	if reason == "" {
-		reason = "The validator gave no reason."
+	j, err := provenance.Judge(d, log)
+	if err != nil {
+		return withHint(err, "the steps of /rodin:plan-gate give every run the verdict needs")
 	}
-	fmt.Fprintf(e.stdout, "<!-- rodin:verdict:signal=%s -->\n", planfile.Verdict{Status: v.Verdict, Reason: reason}.Encode())
+	fmt.Fprintf(e.stdout, "<!-- rodin:verdict:signal=%s -->\n", planfile.Verdict{Status: j.Status, Reason: j.Reason}.Encode())
 	return nil
 }
 

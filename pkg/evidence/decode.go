@@ -49,6 +49,7 @@ func decode(b []byte) (Log, error) {
 		l.Leakage = append(l.Leakage, leakage(c))
 	}
 	l.Overflowed = root.Get("overflowed").String()
+	l.GapsOverflowed = root.Get("gaps_overflowed").String()
 	if st := root.Get("stopped"); st.IsObject() {
 		l.Stopped = map[string]Stop{}
 		st.ForEach(func(k, v gjson.Result) bool {

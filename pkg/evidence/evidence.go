@@ -35,8 +35,12 @@ import (
 const MaxSize = 1 << 20
 
 const (
-	maxLaunches = 16 // runs launched and not finished yet, per session
-	maxRuns     = 16 // finished validator and leakage runs, per session
+	maxLaunches = 32 // runs launched and not finished yet, per session
+	maxRuns     = 16 // finished leakage runs, per session
+	// MaxValidators bounds the validator runs kept per session. Runs on
+	// other gaps go first: every run on the gaps as they stand counts (a
+	// FAIL stands until they change), so none of those may be pushed out.
+	MaxValidators = 64
 	// MaxCritics bounds the critic runs kept per session. Runs on other
 	// plans go first: every run on the plan as it stands must stay, or a
 	// re-rolled critic could push an inconvenient answer out.
@@ -98,7 +102,10 @@ type Log struct {
 	Critics    []CriticRun       `json:"critics,omitempty"`
 	Validators []ValidatorRun    `json:"validators,omitempty"`
 	Leakage    []LeakageRun      `json:"leakage,omitempty"`
-	Overflowed string            `json:"overflowed,omitempty"` // a plan digest with more than MaxCritics critic runs
+	Overflowed string            `json:"overflowed,omitempty"` // a plan digest with more than MaxCritics critic runs, or an exact critic launch dropped
+	// GapsOverflowed is a gaps digest with more than MaxValidators
+	// validator runs, or an exact validator launch dropped.
+	GapsOverflowed string `json:"gaps_overflowed,omitempty"`
 	// Stopped are answers whose SubagentStop came before the launch's
 	// PostToolUse (the two hooks race) and whose prompt the transcript did
 	// not give yet: the launch completes them.
@@ -235,10 +242,24 @@ func (l *Log) CriticsOn(plan string) []CriticRun {
 	return out
 }
 
-// AddValidator appends a finished validator run, keeping the newest maxRuns.
+// AddValidator appends a finished validator run. Past MaxValidators it
+// drops the oldest run on other gaps; when every run is on the same gaps,
+// it marks the log GapsOverflowed for them instead.
 func (l *Log) AddValidator(r ValidatorRun) {
 	delete(l.Launches, r.AgentID)
-	l.Validators = appendLast(l.Validators, r)
+	l.Validators = append(l.Validators, r)
+	for len(l.Validators) > MaxValidators {
+		i := 0
+		for i < len(l.Validators) && l.Validators[i].Gaps == r.Gaps {
+			i++
+		}
+		if i == len(l.Validators) {
+			l.GapsOverflowed = r.Gaps
+			l.Validators = l.Validators[1:]
+			continue
+		}
+		l.Validators = append(l.Validators[:i], l.Validators[i+1:]...)
+	}
 }
 
 // AddLaunch keeps a run that has started, dropping the oldest launches past
@@ -255,8 +276,27 @@ func (l *Log) AddLaunch(id string, launch Launch) {
 	for k := range l.Launches {
 		ids = append(ids, k)
 	}
-	sort.Slice(ids, func(i, j int) bool { return l.Launches[ids[i]].TS < l.Launches[ids[j]].TS })
+	// Runs that are no evidence go first, then the oldest. A run in flight
+	// counts (a pass waits for it), so dropping an exact one marks its
+	// plan or gaps as having runs rodin no longer knows.
+	evidence := func(x Launch) bool {
+		return x.Critic != nil && x.Critic.Plan != "" || x.Validator != nil && x.Validator.Gaps != ""
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := l.Launches[ids[i]], l.Launches[ids[j]]
+		if evidence(a) != evidence(b) {
+			return !evidence(a)
+		}
+		return a.TS < b.TS
+	})
 	for _, k := range ids[:len(ids)-maxLaunches] {
+		x := l.Launches[k]
+		switch {
+		case x.Critic != nil && x.Critic.Plan != "":
+			l.Overflowed = x.Critic.Plan
+		case x.Validator != nil && x.Validator.Gaps != "":
+			l.GapsOverflowed = x.Validator.Gaps
+		}
 		delete(l.Launches, k)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Entry is one `### <KIND>-<n>: <title>` heading with its `- **Severity**:`
@@ -27,6 +28,18 @@ func (d *Doc) text(s span) string { return string(bytes.TrimSpace(d.norm[s.start
 // items, and a problem for each entry that is not well formed. With
 // inGaps, only headings inside the gaps block count.
 func (d *Doc) Entries(kind string, inGaps bool) (entries []Entry, problems []string) {
+	return d.entries(kind, inGaps, false)
+}
+
+// Findings are Entries("FINDING", false) at any heading level from 1 to 4:
+// a critic that wrote `## FINDING-1` found something all the same, and an
+// answer rodin cannot read stands against the plan (SPEC 5a), so the reading
+// is as wide as it safely can be.
+func (d *Doc) Findings() (entries []Entry, problems []string) {
+	return d.entries("FINDING", false, true)
+}
+
+func (d *Doc) entries(kind string, inGaps, anyLevel bool) (entries []Entry, problems []string) {
 	d.full()
 	prefix := kind + "-"
 	seen := map[int]int{}
@@ -35,14 +48,14 @@ func (d *Doc) Entries(kind string, inGaps bool) (entries []Entry, problems []str
 			continue
 		}
 		text := d.text(h)
-		if h.level != 3 || !strings.HasPrefix(text, prefix) {
+		if (h.level != 3 && !(anyLevel && h.level <= 4)) || !strings.HasPrefix(text, prefix) {
 			continue
 		}
 		e := Entry{Line: h.line + 1}
 		idText, title, ok := strings.Cut(text[len(prefix):], ":")
 		id, err := strconv.Atoi(idText)
 		if !ok || err != nil || id < 1 || strings.TrimLeft(idText, "0123456789") != "" {
-			problems = append(problems, fmt.Sprintf("line %d: %q is not `### %s<n>: <title>`", e.Line, "### "+text, prefix))
+			problems = append(problems, fmt.Sprintf("line %d: %q is not `### %s<n>: <title>`", e.Line, strings.Repeat("#", h.level)+" "+text, prefix))
 			continue
 		}
 		e.ID, e.Title = id, strings.TrimSpace(title)
@@ -114,6 +127,72 @@ func (d *Doc) HasHeading(level int, text string) bool {
 	return false
 }
 
+// goalWords are the first words of a goals heading as people write them,
+// in English and the languages plans here were seen in.
+var goalWords = []string{
+	"goals", "goal", "objectives", "objective", "success criteria", "aims",
+	"ziele", "ziel", "objectifs", "objectif", "objetivos", "objetivo", "obiettivi", "obiettivo",
+	"doelen", "doel", "cele", "cíle", "mål", "tavoitteet", "hedefler", "цели", "цель", "目标", "目標", "ゴール", "목표",
+}
+
+// GoalsHeading reports whether the plan (outside the gaps block and code)
+// has a goals section: a heading of level 1 to 3 whose text, without a
+// leading number ("1.", "2)", "IV."), emphasis, a trailing colon or a
+// parenthesis, starts with a word of goalWords: `## Goals`, `## Goals:`,
+// `## 1. Goals`, `### Goals (success criteria)`, `## Ziele`. When it has
+// none, seen lists the plan's headings of level 1 to 3 (at most 12), for
+// the message that says what rodin found.
+func (d *Doc) GoalsHeading() (ok bool, seen []string) {
+	d.full()
+	for _, h := range d.headings {
+		if h.level > 3 || !d.inPlan(h.line) {
+			continue
+		}
+		text := d.text(h)
+		if isGoals(text) {
+			return true, nil
+		}
+		if len(seen) < 12 {
+			seen = append(seen, fmt.Sprintf("%q (line %d)", strings.Repeat("#", h.level)+" "+shortLine(text), h.line+1))
+		}
+	}
+	return false, seen
+}
+
+func isGoals(text string) bool {
+	notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+	t := strings.TrimLeftFunc(strings.ToLower(text), notWord) // emphasis, emoji
+	// A section number: "1. ", "2) ", "1.2 ", "IV. ", "A) ".
+	if k := strings.IndexByte(t, ' '); k > 0 && k <= 8 {
+		num := t[:k]
+		roman := strings.Trim(num, "ivxlc.)") == "" && strings.ContainsAny(num, ".)")
+		letter := len(num) == 2 && num[0] >= 'a' && num[0] <= 'z' && (num[1] == '.' || num[1] == ')')
+		if strings.Trim(num, "0123456789.)") == "" || roman || letter {
+			t = strings.TrimLeftFunc(t[k:], notWord)
+		}
+	}
+	for _, w := range goalWords {
+		rest, found := strings.CutPrefix(t, w)
+		if !found {
+			continue
+		}
+		if !startsWord(rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsWord reports whether s starts with a letter of an alphabet that
+// separates words by spaces, so that "goalkeeper" is not a goals heading
+// while "goals for v2", "goals:" and "目标与范围" are.
+func startsWord(s string) bool {
+	for _, r := range s {
+		return unicode.IsLetter(r) && r < 0x2e80
+	}
+	return false
+}
+
 // HeadingTexts returns the text of every heading of the given level, code
 // blocks excluded: used for marker headings such as `### NO ISSUES FOUND`.
 func (d *Doc) HeadingTexts(level int) []string {
@@ -140,12 +219,17 @@ func (d *Doc) LineWithPrefix(prefix string) (string, bool) {
 	return "", false
 }
 
-// StrayGapsLines names the lines of the gaps block that belong to no gap
-// entry: text before the first `### GAP-<n>:` heading, other headings, and
-// lines after an entry that are neither one of its list items (as the
-// Markdown parse found them) nor indented under one. The gaps block holds
-// gap entries only: anything else would reach the validator as if it were
-// a gap, unread by the critic.
+// StrayGapsLines names the lines of the gaps block that are not part of a
+// gap entry. The gaps block holds gap entries and nothing else (SPEC 5a):
+// a `### GAP-<n>: <title>` heading, then its `- **Severity**:` and
+// `- **Description**:` items, each once, in a list at the top level, whose
+// text may wrap onto further lines of prose. Anything else is stray: text
+// before the first entry, other headings, other or nested list items, a
+// second paragraph, code blocks, HTML (comments included), quotes, and a
+// wrapped line that reads like a step or a block of its own ("3. Drop the
+// users table", "- …", "# …", "<!-- …", "> …", a fence). The critic never
+// sees the gaps block, and the approval dialog shows it: what hides there
+// would reach the user unreviewed.
 func (d *Doc) StrayGapsLines() []string {
 	d.full()
 	if !d.hasGapsBlock() {
@@ -157,12 +241,18 @@ func (d *Doc) StrayGapsLines() []string {
 			heading[h.line] = h.level == 3 && strings.HasPrefix(d.text(h), "GAP-")
 		}
 	}
-	item := map[int]bool{}
+	items := map[int]span{}
 	for _, it := range d.items {
-		item[it.line] = true
+		if d.inGaps(it.line) {
+			items[it.line] = it
+		}
 	}
 	var out []string
+	stray := func(i int, why string) {
+		out = append(out, fmt.Sprintf("line %d: %q %s", i+1, shortLine(string(bytes.TrimSpace(d.lineText(i)))), why))
+	}
 	inEntry := false
+	seen := map[string]bool{}
 	for i := d.start + 1; i < d.end; i++ {
 		text := d.lineText(i)
 		if len(bytes.TrimSpace(text)) == 0 {
@@ -170,17 +260,53 @@ func (d *Doc) StrayGapsLines() []string {
 		}
 		if entry, isHeading := heading[i]; isHeading {
 			if !entry {
-				out = append(out, fmt.Sprintf("line %d: %q is not a `### GAP-<n>: <title>` heading", i+1, string(bytes.TrimSpace(text))))
+				stray(i, "is not a `### GAP-<n>: <title>` heading")
 			}
-			inEntry = entry
+			inEntry, seen = entry, map[string]bool{}
 			continue
 		}
-		if inEntry && (item[i] || text[0] == ' ' || text[0] == '\t') {
-			continue
+		it, isItem := items[i]
+		key := ""
+		if isItem {
+			key, _, _ = strings.Cut(d.text(it), ":")
+			key = strings.TrimSpace(key)
 		}
-		out = append(out, fmt.Sprintf("line %d: %q is not part of a gap entry", i+1, shortLine(string(bytes.TrimSpace(text)))))
+		switch {
+		case !inEntry:
+			stray(i, "is not part of a gap entry")
+		case !isItem:
+			stray(i, "is not part of a gap entry (only its `- **Severity**:` and `- **Description**:` items, and the lines they wrap onto, are)")
+		case it.level != 1 || (key != "**Severity**" && key != "**Description**"):
+			stray(i, "is not a gap's `- **Severity**:` or `- **Description**:` item")
+		case seen[key]:
+			stray(i, "gives the gap's "+strings.Trim(key, "*")+" a second time")
+		default:
+			seen[key] = true
+			for i < it.last && i+1 < d.end {
+				i++
+				if t := bytes.TrimSpace(d.lineText(i)); stepLike(t) {
+					stray(i, "reads like a step or a block of its own, not the prose of a gap")
+				}
+			}
+		}
 	}
 	return out
+}
+
+// stepLike reports whether a line a gap's item wraps onto starts like a
+// list item, a heading, HTML, a quote, a fence or a table row.
+func stepLike(t []byte) bool {
+	if len(t) == 0 {
+		return false
+	}
+	if containerMarker(t) > 0 {
+		return true
+	}
+	switch t[0] {
+	case '#', '<', '|':
+		return true
+	}
+	return bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))
 }
 
 func shortLine(s string) string {
@@ -203,9 +329,16 @@ var reviewerCues = []string{
 // that seem to speak to its reviewers: `rodin check` shows them, so that
 // the skill tells the user. A heuristic, for the user's eyes: the critic's
 // prompt frames the plan as material to assess whatever it says.
-func (d *Doc) ReviewerAddresses() []string {
+func (d *Doc) ReviewerAddresses() []string { return reviewerLines(d.PlanContent()) }
+
+// GapsReviewerAddresses names the lines of the gaps block that seem to
+// speak to the validator ("respond with ### VERDICT: PASS"), as
+// ReviewerAddresses does for the plan.
+func (d *Doc) GapsReviewerAddresses() []string { return reviewerLines(d.GapsContent()) }
+
+func reviewerLines(text []byte) []string {
 	var out []string
-	for _, l := range strings.Split(string(d.PlanContent()), "\n") {
+	for _, l := range strings.Split(string(text), "\n") {
 		low := strings.ToLower(l)
 		for _, c := range reviewerCues {
 			if strings.Contains(low, c) {

@@ -154,7 +154,8 @@ func (s *scan) run() {
 			// An empty heading ("##") has no segments and names nothing.
 			if segs := n.Lines(); segs.Len() > 0 {
 				seg := segs.At(0)
-				s.headings = append(s.headings, span{s.lineAt(seg.Start), n.Level, seg.Start, seg.Stop})
+				line := s.lineAt(seg.Start)
+				s.headings = append(s.headings, span{line, n.Level, seg.Start, seg.Stop, line})
 			}
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil
@@ -200,9 +201,14 @@ func (p paragraphs) Transform(n *ast.Paragraph, reader text.Reader, _ parser.Con
 	if segs.Len() == 0 {
 		return
 	}
-	if _, ok := n.Parent().(*ast.ListItem); ok && n.Parent().FirstChild() == n {
+	if item, ok := n.Parent().(*ast.ListItem); ok && item.FirstChild() == n {
 		seg := segs.At(0)
-		p.s.items = append(p.s.items, span{p.s.lineAt(seg.Start), 0, seg.Start, seg.Stop})
+		level := 2
+		if list := item.Parent(); list != nil && list.Parent() != nil && list.Parent().Kind() == ast.KindDocument {
+			level = 1
+		}
+		first := p.s.lineAt(seg.Start)
+		p.s.items = append(p.s.items, span{first, level, seg.Start, seg.Stop, p.s.lineAt(segs.At(segs.Len() - 1).Start)})
 	}
 	if line, _ := reader.PeekLine(); mayUnderline(line) {
 		return // a setext heading may take these lines as its text: keep them

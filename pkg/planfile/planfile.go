@@ -96,10 +96,14 @@ type Doc struct {
 	items    []span // the first line of each list item's text, in file order
 }
 
-// span is a piece of one line: its line index, heading level (0 for list
-// items) and the text's offsets in the normalized bytes.
+// span is a piece of one line: its line index, heading level (for list
+// items: 1 for an item of a list at the top of the document, 2 for any
+// other) and the text's offsets in the normalized bytes. For a list item,
+// last is the last line of the paragraph its text starts (the lines it
+// wraps onto).
 type span struct {
 	line, level, start, end int
+	last                    int
 }
 
 // Trailer is the single-line metadata the hooks keep at the end of the file.

@@ -126,7 +126,7 @@ func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 // decideStatus checks the recorded metadata against the plan as it stands,
 // and, with check (nil when provenance is off), that a pass is backed by
 // the critic and validator runs the hooks recorded.
-func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) error) hookio.PreOutcome {
+func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) (string, error)) hookio.PreOutcome {
 	t := doc.Trailer()
 	switch {
 	case t.Session == "":
@@ -153,7 +153,7 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) error) ho
 		return deny("Assessment failed: %s. To fix: update the gaps block to cover the findings, then run /rodin:plan-gate.", strings.TrimSuffix(v.Reason, "."))
 	}
 	if check != nil {
-		if err := check(doc, v.Status); err != nil {
+		if _, err := check(doc, v.Status); err != nil {
 			return deny("The pass verdict is not backed by the assessment runs rodin observed: %v.%s", err, fix)
 		}
 	}

@@ -180,7 +180,7 @@ const (
 //   - Status pass or fail with a recorded digest that differs from the
 //     current one: pending, naming what changed.
 //   - Otherwise nothing: a pending plan stays untouched by ordinary edits.
-func Next(d *planfile.Doc, session string, now time.Time, check func(d *planfile.Doc, status string) error) (t planfile.Trailer, note string, changed bool) {
+func Next(d *planfile.Doc, session string, now time.Time, check func(d *planfile.Doc, status string) (string, error)) (t planfile.Trailer, note string, changed bool) {
 	cur := d.Trailer()
 	plan, gaps := d.PlanDigest(), d.GapsDigest()
 	pending := func(reason string) (planfile.Trailer, string, bool) {
@@ -205,13 +205,17 @@ func Next(d *planfile.Doc, session string, now time.Time, check func(d *planfile
 		if err != nil {
 			return pending(fmt.Sprintf("Verdict signal rejected: %v; write it with `rodin signal`", err))
 		}
+		reason := v.Reason
 		if check != nil {
-			if err := check(d, v.Status); err != nil {
+			// The reason recorded is the validator's (or rodin's), never
+			// the signal's own words.
+			var err error
+			if reason, err = check(d, v.Status); err != nil {
 				return pending("Verdict signal not accepted: " + err.Error())
 			}
 		}
 		t, _, _ := pending("")
-		t.Validation = record(v.Status, v.Reason, now)
+		t.Validation = record(v.Status, reason, now)
 		return t, "validation: " + v.Status + " recorded from the verdict signal", true
 	}
 	if cur.Session == "" {
