@@ -307,6 +307,7 @@ func checkHooksJSON(root string, report func(bool, string, ...any)) {
 	for _, tool := range []string{"Write", "Edit", "MultiEdit", "Agent|Task"} {
 		report(find("PostToolUse", tool, execs("posttooluse")), "hooks.json runs posttooluse after %s", tool)
 	}
+	report(find("PostToolUse", "ExitPlanMode", execs("posttooluse")) && find("PostToolUseFailure", "ExitPlanMode", execs("posttooluse")), "hooks.json checks the plan approved against the plan assessed")
 	report(find("SubagentStop", "rodin:critic|rodin:validator|rodin:leakage-detector|rodin:qa-engineer", execs("posttooluse")), "hooks.json runs posttooluse when a critic, validator, leakage detector or qa-engineer stops")
 	report(find("PostToolUse", "Bash", execs("posttooluse")) && find("PostToolUseFailure", "Bash", execs("posttooluse")), "hooks.json records every Bash command's outcome (the verify gate's evidence)")
 	for _, event := range []string{"Stop", "TaskCompleted"} {

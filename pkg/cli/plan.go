@@ -167,13 +167,13 @@ func runParse(e *env, args []string) error {
 	if args[0] == "critic" {
 		c, err := assess.ParseCritic(string(b))
 		if err != nil {
-			return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "ask the critic once more; if it fails again, record a fail")
+			return withHint(fmt.Errorf("cannot parse the critic answer: %v", err), "an answer rodin cannot read stands as an unresolved finding until the plan changes; a retry adds a run, it never replaces one")
 		}
 		return writeJSON(e.stdout, c)
 	}
 	v, err := assess.ParseValidator(string(b))
 	if err != nil {
-		return withHint(fmt.Errorf("cannot parse the validator answer: %v", err), "ask the validator once more; if it fails again, record a fail")
+		return withHint(fmt.Errorf("cannot parse the validator answer: %v", err), "a verdict rodin cannot read stands as a fail until the gaps or the plan change; a retry adds a run, it never replaces one")
 	}
 	return writeJSON(e.stdout, v)
 }

@@ -71,10 +71,11 @@ func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
 
-	var path string
+	var path, real string
 	var data []byte
 	if hasPath && planPath != "" {
-		real, err := plansdir.Resolve(planPath, dirs)
+		var err error
+		real, err = plansdir.Resolve(planPath, dirs)
 		if err != nil {
 			return deny("The plan file is not one rodin looks after: %v. To fix: keep the plan in a plans directory (see plansDirectory, RODIN_PLANS_DIR), then run /rodin:plan-gate.", err)
 		}
@@ -87,7 +88,7 @@ func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		if !planfile.ValidSessionID(session) {
 			return deny("No assessment found for this session: the hook input has no usable session_id and no planFilePath.%s", fix)
 		}
-		path, _, data = plansdir.FindSession(dirs, session)
+		path, real, data = plansdir.FindSession(dirs, session)
 		if path == "" {
 			return deny("No assessment found for this session: no plan file in %s carries its session marker.%s", strings.Join(dirs, ", "), fix)
 		}
@@ -120,7 +121,15 @@ func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if marker, session := doc.Trailer().Session, in.SessionID(); marker != "" && marker != session {
 		return deny("%s belongs to another session (%s), so its assessment does not count here. To fix: edit the plan in this session (rodin then adopts it), then run /rodin:plan-gate.", path, marker)
 	}
-	return decideStatus(doc, provenance.Checker(getenv, in.SessionID()))
+	out := decideStatus(doc, provenance.Checker(getenv, in.SessionID()))
+	if !out.Deny {
+		// The plan goes to the user's approval dialog: frozen until the
+		// answer (freeze.go).
+		if err := freeze(getenv, in.SessionID(), real, in.Get("tool_use_id").String(), doc); err != nil {
+			return deny("rodin cannot record that %s goes to your approval dialog (%v), and without that record it cannot keep the plan from changing under the dialog. To fix: make rodin's data directory writable (`rodin doctor`), then call ExitPlanMode again.", path, err)
+		}
+	}
+	return out
 }
 
 // decideStatus checks the recorded metadata against the plan as it stands,

@@ -73,6 +73,11 @@ func guard(in hookio.Input, getenv func(string) string) (out hookio.PreOutcome, 
 	default:
 		return hookio.NoDecision, false // not a plan file
 	}
+	if exists {
+		if out, frozen := frozenDenial(in, getenv, real, path.String()); frozen {
+			return out, true
+		}
+	}
 	next, ok := edits.Apply(tool, input, string(old), exists)
 	if !ok {
 		return hookio.NoDecision, true // the tool will fail on its own (old_string not found)

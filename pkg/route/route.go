@@ -59,12 +59,14 @@ var (
 		{Match: "Write|Edit|MultiEdit", Run: plangate.Keep},
 		{Match: "Write|Edit|MultiEdit", Run: verifygate.PostEdit}, // ticks a file tool made
 		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
+		{Match: "ExitPlanMode", Run: plangate.Approved}, // the plan approved is the plan assessed
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
 		{Match: "Agent|Task", Run: verifygate.RecordAgent}, // a background subagent: the session's background task
 		{Match: "Bash", Run: verifygate.RecordBash},
 		{Match: "Bash", Run: contracts.PostBash}, // artifacts a command wrote
 	}
 	PostToolUseFailure = []Route[hookio.PostOutcome]{
+		{Match: "ExitPlanMode", Run: plangate.Thaw}, // the user said no: the plan may change again
 		{Match: "Bash", Run: verifygate.RecordBash},
 		{Match: "Bash", Run: contracts.PostBash},
 	}
@@ -76,6 +78,7 @@ var (
 	}
 	UserPromptSubmit = []Route[hookio.PostOutcome]{
 		{Match: "", Run: verifygate.WaiveFromPrompt},
+		{Match: "", Run: plangate.Thaw}, // a person typed: no approval dialog is open
 	}
 	// A dialog that would wait for a person, answered for unattended roles.
 	PermissionRequest = []Route[hookio.PostOutcome]{
