@@ -154,6 +154,6 @@ func Approved(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 			SystemMessage: "[rodin] You edited the plan while approving it: rodin assessed it before your edits."}
 	}
 	return hookio.PostOutcome{Block: true,
-		Reason: fmt.Sprintf("%s: %s changed after the gate let ExitPlanMode through and before the user's answer (by something rodin's hooks did not see, such as a shell command), so the plan you were handed holds text nobody assessed and the user did not see. Do not act on it: tell the user, then run /rodin:plan-gate again and call ExitPlanMode.", loud, f.path),
+		Reason:        fmt.Sprintf("%s: %s changed after the gate let ExitPlanMode through and before the user's answer (by something rodin's hooks did not see, such as a shell command), so the plan you were handed holds text nobody assessed and the user did not see. Do not act on it: tell the user, then run /rodin:plan-gate again and call ExitPlanMode.", loud, f.path),
 		SystemMessage: loud + ": " + f.path + " changed while the approval dialog was open. The agent was told not to act on it."}
 }

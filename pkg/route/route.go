@@ -59,7 +59,7 @@ var (
 		{Match: "Write|Edit|MultiEdit", Run: plangate.Keep},
 		{Match: "Write|Edit|MultiEdit", Run: verifygate.PostEdit}, // ticks a file tool made
 		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
-		{Match: "ExitPlanMode", Run: plangate.Approved}, // the plan approved is the plan assessed
+		{Match: "ExitPlanMode", Run: plangate.Approved},           // the plan approved is the plan assessed
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
 		{Match: "Agent|Task", Run: verifygate.RecordAgent}, // a background subagent: the session's background task
 		{Match: "Bash", Run: verifygate.RecordBash},
