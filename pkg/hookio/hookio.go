@@ -465,6 +465,15 @@ func stopHookActive(raw []byte) bool {
 // block (stop_hook_active), or cannot say, they let it through with a
 // note, so that a session is never held in a loop.
 func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopOutcome) (code int) {
+	return RunStopWithin(stdin, stdout, stderr, 0, decide)
+}
+
+// RunStopWithin is RunStop with a deadline (when positive): a decision not
+// made in time blocks the stop once, as a crash does. Claude Code ignores
+// onFailure on Stop, SubagentStop and TaskCompleted (2.1.332): a hook
+// killed at its timeout lets the stop through, so the hook must answer
+// before it.
+func RunStopWithin(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, decide func(Input) StopOutcome) (code int) {
 	var raw []byte
 	var in Input
 	fail := func(what string) int {
@@ -473,10 +482,10 @@ func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopO
 			again = !bytes.Contains(raw, []byte(`"stop_hook_active"`)) || stopHookActive(raw)
 		}
 		if again {
-			writeObject(stdout, "systemMessage", "[rodin] The verify gate did not check the task boxes: "+what+". Any box ticked in this session is unverified. To fix: run `rodin doctor`.")
+			writeObject(stdout, "systemMessage", "[rodin] rodin did not check this stop (task boxes, artifact contracts): "+what+". rodin blocked it once already, so it lets it through: any box ticked and any artifact written in this session is unverified. To fix: run `rodin doctor`.")
 			return 0
 		}
-		reason := "[rodin] The verify gate cannot check the task boxes: " + what + ". To fix: run `rodin doctor`; this stop is blocked once."
+		reason := "[rodin] rodin cannot check this stop (task boxes, artifact contracts): " + what + ". To fix: run `rodin doctor`; this stop is blocked once."
 		if in.HookEventName() == "TaskCompleted" {
 			io.WriteString(stderr, reason+"\n")
 			return 2
@@ -496,7 +505,30 @@ func RunStop(stdin io.Reader, stdout, stderr io.Writer, decide func(Input) StopO
 	if err != nil {
 		return fail(err.Error())
 	}
-	out := decide(in)
+	var out StopOutcome
+	if deadline > 0 {
+		done := make(chan StopOutcome, 1)
+		crashed := make(chan any, 1)
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					crashed <- v
+				}
+			}()
+			done <- decide(in)
+		}()
+		timer := time.NewTimer(deadline)
+		select {
+		case out = <-done:
+			timer.Stop()
+		case v := <-crashed:
+			return fail(fmt.Sprintf("it failed (internal error: %v)", v))
+		case <-timer.C:
+			return fail(fmt.Sprintf("it did not finish within %v", deadline))
+		}
+	} else {
+		out = decide(in)
+	}
 	out.Reason, out.SystemMessage = oneLine(out.Reason), oneLine(out.SystemMessage)
 	if out.Block && in.HookEventName() == "TaskCompleted" {
 		io.WriteString(stderr, out.Reason+"\n")

@@ -158,7 +158,13 @@ func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
 // executor.
 func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
-	return hookio.RunStop(stdin, stdout, stderr, func(in hookio.Input) hookio.StopOutcome {
+	return hookio.RunStopWithin(stdin, stdout, stderr, StopDeadline(os.Getenv), func(in hookio.Input) hookio.StopOutcome {
+		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
+			time.Sleep(d) // a test seam: a hook that hangs (it can only make it block)
+		}
+		if os.Getenv("RODIN_TEST_CRASH") == "stop" {
+			panic("RODIN_TEST_CRASH") // a test seam: a hook that crashes (it can only make it block)
+		}
 		return StopEvent(in, os.Getenv)
 	})
 }
@@ -166,6 +172,20 @@ func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
 // DefaultDeadline is how long a PreToolUse decision may take before the
 // hook denies instead (table.DefaultDeadline).
 const DefaultDeadline = table.DefaultDeadline
+
+// DefaultStopDeadline is how long the stop executable may decide before it
+// blocks instead: inside the 60 s timeout hooks.json gives it, past which
+// Claude Code would let the stop through (it ignores onFailure there).
+const DefaultStopDeadline = 50 * time.Second
+
+// StopDeadline is DefaultStopDeadline, or RODIN_STOP_DEADLINE when that is
+// shorter (tests): the setting can only make the hook block sooner.
+func StopDeadline(getenv func(string) string) time.Duration {
+	if d, err := time.ParseDuration(getenv("RODIN_STOP_DEADLINE")); err == nil && d > 0 && d < DefaultStopDeadline {
+		return d
+	}
+	return DefaultStopDeadline
+}
 
 // Deadline is table.Deadline.
 func Deadline(getenv func(string) string) time.Duration { return table.Deadline(getenv) }

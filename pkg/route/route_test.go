@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -132,5 +133,34 @@ func TestFirstDenyWins(t *testing.T) {
 	ran = nil
 	if out := Pre(in, os.Getenv); !out.Deny || out.Reason != "[rodin] no" || slices.Contains(ran, "after the deny") {
 		t.Errorf("deny: %+v, ran %v", out, ran)
+	}
+}
+
+// TestStopDeadlineInsideTimeout: the stop executable answers before every
+// timeout hooks.json gives it. Claude Code ignores onFailure on the stop
+// events, so a hook killed at its timeout would let the stop through.
+func TestStopDeadlineInsideTimeout(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "plugin", "hooks", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	gjson.GetBytes(b, "hooks").ForEach(func(event, entries gjson.Result) bool {
+		for _, e := range entries.Array() {
+			for _, h := range e.Get("hooks").Array() {
+				if !strings.HasSuffix(h.Get("command").String(), "/bin/stop") {
+					continue
+				}
+				n++
+				timeout := time.Duration(h.Get("timeout").Int()) * time.Second
+				if timeout < DefaultStopDeadline+5*time.Second {
+					t.Errorf("hooks.json gives the stop hook on %s %v; its own deadline is %v", event, timeout, DefaultStopDeadline)
+				}
+			}
+		}
+		return true
+	})
+	if n < 3 {
+		t.Errorf("hooks.json starts the stop executable %d times, want Stop, SubagentStop and TaskCompleted", n)
 	}
 }
