@@ -75,6 +75,7 @@ const (
 	ExitBackground  = -2 // run in the background, or moved there: reported at launch
 	ExitUnsandboxed = -3 // asked to leave Claude Code's sandbox
 	ExitInterpreted = -4 // a non-zero exit Claude Code read as no error (grep's 1)
+	ExitUnknown     = -5 // a skill's inline shell command: no hook sees how it ended
 )
 
 // ExitMeaning says what a negative exit stands for.
@@ -86,6 +87,8 @@ func ExitMeaning(exit int) string {
 		return "it asked to run outside Claude Code's sandbox (dangerouslyDisableSandbox)"
 	case ExitInterpreted:
 		return "it exited non-zero (Claude Code read the exit as no error)"
+	case ExitUnknown:
+		return "it was a skill's inline shell command, whose outcome reaches no hook"
 	}
 	return "interrupted"
 }
@@ -111,6 +114,11 @@ const (
 	// gate let through, and another session that sees the tick in its own
 	// call's window knows it is not its own.
 	KindClaim = "claim"
+	// KindSkillShell notes a skill's or command's inline shell command
+	// (PreSkillShellCommand, Claude Code 2.1.332): it runs before the
+	// skill's prompt, past every Bash hook, and no hook sees how it ended.
+	// It is never evidence; its window makes what it wrote the agent's.
+	KindSkillShell = "skillshell"
 )
 
 // When is the run's time.
@@ -261,7 +269,7 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
 			r, decoded := decodeRun(l)
-			if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim) {
+			if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim || r.Kind == KindSkillShell) {
 				runs = append(runs, r)
 			} else {
 				skipped += len(runs) + 1
@@ -537,6 +545,22 @@ func AppendBash(in hookio.Input, data string) {
 	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
 		r.Exit = ExitUnsandboxed
 	}
+	Append(data, session, r)
+}
+
+// AppendSkillShell records a skill's inline shell command as Claude Code
+// is about to run it (PreSkillShellCommand): its command, its start, and
+// who invoked the skill. No hook sees it end, so its exit is unknown.
+func AppendSkillShell(in hookio.Input, data string) {
+	session := in.SessionID()
+	if !hookio.ValidSessionID(session) || data == "" {
+		return
+	}
+	cmd, _, _ := in.Field("tool_input.command")
+	r := Run{Time: freshness.Now().UnixNano(), Kind: KindSkillShell, Command: cmd, Cwd: in.Cwd(), Exit: ExitUnknown, Dur: -1}
+	r.Agent, _, _ = in.Field("agent_id")
+	r.Type, _, _ = in.Field("agent_type")
+	r.Tool, _, _ = in.Field("tool_use_id")
 	Append(data, session, r)
 }
 

@@ -64,7 +64,11 @@ func Windows(runs []Run) []Window {
 		}
 	}
 	var out []Window
-	for _, r := range runs {
+	for i, r := range runs {
+		if r.Kind == KindSkillShell {
+			out = append(out, skillShellWindow(r, runs[i+1:]))
+			continue
+		}
 		if r.Kind != KindBash && r.Kind != KindAgentBg {
 			continue
 		}
@@ -83,6 +87,24 @@ func Windows(runs []Run) []Window {
 		out = append(out, w)
 	}
 	return out
+}
+
+// SkillShellMax bounds a skill shell command's window when nothing later
+// ends it: the Bash tool's default timeout.
+const SkillShellMax = 2 * time.Minute
+
+// skillShellWindow is a skill's inline shell command's window: it runs
+// before the skill's prompt reaches the model, so it has ended by the
+// session's next recorded run; lacking one, SkillShellMax after its start.
+func skillShellWindow(r Run, later []Run) Window {
+	end := r.Time + int64(SkillShellMax)
+	for _, n := range later {
+		if n.Kind != KindClaim && n.Time >= r.Time {
+			end = min(end, n.Time)
+			break
+		}
+	}
+	return Window{Start: r.Time - int64(Slack), End: end + int64(EndSlack), Agent: r.Agent, Type: r.Type}
 }
 
 // Attribute is the window a change at t falls in: a foreground call's

@@ -87,6 +87,11 @@ var (
 	Notification = []Route[hookio.PostOutcome]{
 		{Match: "", Run: contracts.Notification},
 	}
+	// A skill's inline shell command, before it runs (2.1.332): recorded,
+	// so that what it writes is the agent's; never evidence.
+	PreSkillShellCommand = []Route[hookio.PostOutcome]{
+		{Match: "", Run: verifygate.RecordSkillShell},
+	}
 )
 
 // The stop executable's tables, by event. The first block wins.
@@ -116,6 +121,8 @@ func postTable(event string) []Route[hookio.PostOutcome] {
 		return PermissionRequest
 	case "Notification":
 		return Notification
+	case "PreSkillShellCommand":
+		return PreSkillShellCommand
 	}
 	return nil
 }

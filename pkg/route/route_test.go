@@ -28,7 +28,7 @@ func TestTablesMatchHooksJSON(t *testing.T) {
 	tables := map[key][]string{} // the routes' matchers
 	add := func(exe, event string, matchers []string) { tables[key{exe, event}] = matchers }
 	add("pretooluse", "PreToolUse", matchersOf(PreToolUse))
-	for _, event := range []string{"PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit", "PermissionRequest", "Notification"} {
+	for _, event := range []string{"PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit", "PermissionRequest", "Notification", "PreSkillShellCommand"} {
 		add("posttooluse", event, matchersOf(postTable(event)))
 	}
 	for _, event := range []string{"Stop", "TaskCompleted", "SubagentStop"} {

@@ -107,6 +107,20 @@ func AppendRun(in hookio.Input, getenv func(string) string) {
 	ledger.AppendBash(in, evidence.DataDir(getenv))
 }
 
+// RecordSkillShell records a skill's or command's inline shell command as
+// it is about to run (PreSkillShellCommand, Claude Code 2.1.332). Before
+// that release such commands ran past every Bash hook, so a skill the
+// agent wrote could tick a box no hook saw being ticked. The run is never
+// evidence (no hook sees it end); its window makes the boxes it ticks and
+// the files it writes the agent's, judged at rodin's next look.
+func RecordSkillShell(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if Off(getenv) {
+		return hookio.PostOutcome{}
+	}
+	ledger.AppendSkillShell(in, evidence.DataDir(getenv))
+	return hookio.PostOutcome{}
+}
+
 // RecordQA records a rodin:qa-engineer run from its SubagentStop: the
 // prompt it was started with (from its transcript) and whether its answer
 // passed: the last line is VERIFICATION_PASS and no row of its AC table
