@@ -231,6 +231,9 @@ func (d *Doc) LineWithPrefix(prefix string) (string, bool) {
 // sees the gaps block, and the approval dialog shows it: what hides there
 // would reach the user unreviewed.
 func (d *Doc) StrayGapsLines() []string {
+	if d.lazy && d.sealed {
+		return nil // the seal attests it (seal.go): sealed only without
+	}
 	d.full()
 	if !d.hasGapsBlock() {
 		return nil

@@ -34,7 +34,10 @@ import (
 // for new text. Without the key (outside Claude Code, or before the hooks
 // first ran) no seal is written or trusted: every file is parsed in full.
 
-const sealDomain = "rodin seal 2\n"
+// sealDomain names what a seal attests. Version 3: the body's gaps block
+// also held gap entries only (StrayGapsLines found nothing) when sealed, so
+// a reader whose seal holds need not parse the body to know it.
+const sealDomain = "rodin seal 3\n"
 
 var (
 	sealKey     atomic.Pointer[[]byte]
@@ -133,7 +136,7 @@ func (d *Doc) sealFor(t Trailer) (string, bool) {
 		return "", false
 	}
 	start := d.trailerStart()
-	if start == len(d.lines) {
+	if start == len(d.lines) || len(d.StrayGapsLines()) > 0 {
 		return "", false
 	}
 	for i := start; i < len(d.lines); i++ {
