@@ -2,6 +2,8 @@ package planfile
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"runtime"
 	"sort"
 	"strings"
@@ -24,11 +26,15 @@ func (d *Doc) classifyFrom(split func(d *Doc, n int) []int) {
 	if len(d.lines) == 0 {
 		return
 	}
-	if i, ok := d.tooDeep(); ok {
+	if i, deep, ok := d.tooDeep(); ok {
 		// goldmark's work grows with the square of the nesting: a line of
 		// thousands of `>` takes seconds. Such a file is refused unread,
 		// every line left as text; the digests are computed anyway.
-		d.problem(i, "block quotes or lists nested deeper than %d levels; rodin does not read plans nested that deep", MaxNesting)
+		if deep {
+			d.problem(i, "block quotes or lists nested deeper than %d levels; rodin does not read plans nested that deep", MaxNesting)
+		} else {
+			d.problem(i, "block quotes, lists or indentation nested deep on too many lines (from here on, more than %d levels past %d or %d columns past %d in all); rodin reads plans nested that deep on a few lines only", maxDeepWork, deepFrom, maxIndentWork, indentFrom)
+		}
 		return
 	}
 	scans := d.parse(split(d, parts(len(d.norm))))
@@ -62,6 +68,13 @@ func (d *Doc) parse(starts []int) []*scan {
 		scans[i] = &scan{d: d, lo: lo, hi: hi, lastLine: lo}
 	}
 	par.Do(len(scans), func(i int) { scans[i].run() })
+	for _, s := range scans {
+		if s.overBudget {
+			// Refused unread, as a file nested too deep is.
+			d.unclassifyLines()
+			return []*scan{{probs: s.probs}}
+		}
+	}
 	for _, s := range scans[:len(scans)-1] {
 		if !s.endsFresh() {
 			d.unclassifyLines()
@@ -119,7 +132,25 @@ type scan struct {
 
 	headings, items []span
 	probs           []problem
+
+	work, budget int  // metered calls so far, and how many the piece may make
+	overBudget   bool // the parse stopped there
 }
+
+// errOverBudget stops a parse whose structure costs more than its budget.
+var errOverBudget = errors.New("over budget")
+
+func (s *scan) spend() {
+	if s.work++; s.work > s.budget {
+		panic(errOverBudget)
+	}
+}
+
+// parseBudget is how many metered calls a piece of n bytes may make: prose
+// makes one per 50 bytes, a realistic plan one per 3, a plan of nothing
+// but `- a` lines two per byte; tooDeep refuses the shapes that make more
+// before the parse starts, and this bounds whatever it does not foresee.
+func parseBudget(n int) int { return 4096 + 4*n }
 
 // run parses the piece: goldmark reads from the start of line lo to the
 // end of line hi-1, with offsets into the whole normalized text.
@@ -135,7 +166,10 @@ func (s *scan) run() {
 		r.SetPosition(s.lo-1, text.NewSegment(at, at))
 		r.AdvanceLine()
 	}
-	s.root = newParser(s).Parse(r)
+	s.budget = parseBudget(d.lines[s.hi-1].end - d.lines[s.lo].start)
+	if !s.parseWithin(r) {
+		return
+	}
 	_ = ast.Walk(s.root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -164,6 +198,26 @@ func (s *scan) run() {
 	})
 }
 
+// parseWithin parses the piece unless its structure costs more than its
+// budget; then it records a problem at the line the parse had reached, and
+// the file is refused unread as one nested too deep is.
+func (s *scan) parseWithin(r text.Reader) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != errOverBudget {
+				panic(v)
+			}
+			line, _ := r.Position()
+			s.headings, s.items, s.root = nil, nil, nil
+			s.probs = append(s.probs, problem{max(line, s.lo), fmt.Sprintf("its Markdown structure costs rodin more than %d block steps in %d bytes here (lists or quotes nested deep on many lines); rodin reads plans shaped like prose and ordinary lists", s.budget, s.d.lines[s.hi-1].end-s.d.lines[s.lo].start)})
+			s.overBudget = true
+			ok = false
+		}
+	}()
+	s.root = newParser(s).Parse(r)
+	return true
+}
+
 // endsFresh reports whether the parse of the whole file has nothing open
 // after this piece's last line (blank, see splitPoints): its last block is
 // not a fenced code block or HTML block that took that line as content.
@@ -185,11 +239,36 @@ func (s *scan) endsFresh() bool {
 // left out, and paragraphs are emptied as they close so that goldmark's
 // inline pass has nothing to walk: that pass was about half its time.
 func newParser(s *scan) parser.Parser {
+	blocks := parser.DefaultBlockParsers()
+	for i := range blocks {
+		blocks[i].Value = metered{blocks[i].Value.(parser.BlockParser), s}
+	}
 	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithBlockParsers(blocks...),
 		parser.WithInlineParsers(),
 		parser.WithParagraphTransformers(util.Prioritized(paragraphs{s}, 100)),
 	)
+}
+
+// metered counts the block parser's work on the piece: every block it
+// opens and every line a block open on it continues with (a line nested n
+// deep is n calls). Past the piece's budget the parse stops (scan.run says
+// so): goldmark's work is linear in that count, and the count is what an
+// agent can blow up with short lines that each open many lists, or with
+// lines that continue many open ones.
+type metered struct {
+	parser.BlockParser
+	s *scan
+}
+
+func (m metered) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	m.s.spend()
+	return m.BlockParser.Open(parent, reader, pc)
+}
+
+func (m metered) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
+	m.s.spend()
+	return m.BlockParser.Continue(node, reader, pc)
 }
 
 // paragraphs takes from each closing paragraph what rodin needs, the first
@@ -307,22 +386,42 @@ func (m metaLine) set(l *line) {
 
 // MaxNesting is how deeply block quotes and lists may nest on one line, and
 // maxIndent how far a list item or quote may be indented: bounds on the
-// Markdown parse's work, far beyond any plan.
+// Markdown parse's work, far beyond any plan. Past deepFrom levels a line
+// costs the parse a container per level (about a microsecond each): the
+// levels past deepFrom, summed over the file, may reach maxDeepWork, so a
+// file of any shape costs time linear in its size with a small constant
+// (a megabyte of lines that each open 32 lists took 0.4 s, 17 times a
+// realistic plan of that size).
 const (
-	MaxNesting = 32
-	maxIndent  = 256
+	MaxNesting  = 32
+	maxIndent   = 256
+	deepFrom    = 4
+	maxDeepWork = 8192
+	// Lines indented past indentFrom columns cost the parse a check per
+	// open container per column (goldmark measures the indentation again
+	// for each): their columns past indentFrom, summed over the file, may
+	// reach maxIndentWork.
+	indentFrom    = 32
+	maxIndentWork = 256 << 10
 )
 
 // tooDeep finds the first line that opens more than MaxNesting containers
 // (`>`, `-`, `*`, `+`, `1.`, `1)`), or a container indented more than
-// maxIndent columns.
-func (d *Doc) tooDeep() (int, bool) {
+// maxIndent columns (deep), or the line at which the levels past deepFrom
+// summed over the lines so far pass maxDeepWork.
+func (d *Doc) tooDeep() (at int, deep, ok bool) {
+	work, indents := 0, 0
 	for i := range d.lines {
 		line := d.lineText(i)
 		depth, col, j := 0, 0, 0
 		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
 			j++
 			col++
+		}
+		if j < len(line) {
+			if indents += max(col-indentFrom, 0); indents > maxIndentWork {
+				return i, false, true
+			}
 		}
 		for {
 			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
@@ -333,16 +432,19 @@ func (d *Doc) tooDeep() (int, bool) {
 				break
 			}
 			if depth == 0 && col > maxIndent {
-				return i, true
+				return i, true, true
 			}
 			depth++
 			j += n
 			if depth > MaxNesting {
-				return i, true
+				return i, true, true
 			}
 		}
+		if work += max(depth-deepFrom, 0); work > maxDeepWork {
+			return i, false, true
+		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // containerMarker is the length of the block-quote or list marker at the
