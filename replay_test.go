@@ -75,6 +75,11 @@ func replay(t *testing.T, files []string) {
 		case "PreToolUse ExitPlanMode":
 			last = route.Pre(in, getenv)
 			continue
+		case "PreToolUse Read", "PreToolUse Write", "PreToolUse Edit":
+			if out := route.Pre(in, getenv); out.Deny {
+				t.Errorf("%s: denied: %s", name, out.Reason)
+			}
+			continue
 		}
 		out := route.Post(in, getenv)
 		if out.SystemMessage != "" {
@@ -83,7 +88,7 @@ func replay(t *testing.T, files []string) {
 		contexts = append(contexts, out.Context)
 	}
 	joined := strings.Join(contexts, "\n")
-	for _, want := range []string{"started in the background", "validation: pass recorded from the verdict signal"} {
+	for _, want := range []string{"started in the background", "Recorded the verdict at the end of "} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no hook said %q; they said:\n%s", want, joined)
 		}

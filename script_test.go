@@ -357,12 +357,52 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 // PostToolUse (async_launched) with FILE as its prompt, `stop` the
 // SubagentStop with FILE as its last message. Scripts build runs on the
 // exact prompts `rodin prompt` printed without spelling them out in JSON.
+//
+// agentrun OUT read AGENT ID FILE START NUM writes the PostToolUse of that
+// agent's Read of FILE (an absolute path) that returned NUM lines from
+// START, as the file holds them now (FILE @F: the file F names); agentrun OUT preread AGENT ID FILE the
+// PreToolUse of a Read of FILE (AGENT "main": the main thread's).
 func cmdAgentrun(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 5 {
-		ts.Fatalf("usage: agentrun OUT launch|stop AGENT ID FILE")
+	if neg || len(args) < 5 {
+		ts.Fatalf("usage: agentrun OUT launch|stop|read|preread AGENT ID FILE [START NUM]")
+	}
+	in := map[string]any{"session_id": ts.Getenv("SESSION"), "cwd": ts.Getenv("PROJECT"), "permission_mode": "plan"}
+	if args[1] == "read" || args[1] == "preread" {
+		if prompt, ok := strings.CutPrefix(args[4], "@"); ok {
+			// The file a prompt names (rodin prompt critic's output).
+			m := regexp.MustCompile(`(/\S+\.md)`).FindString(ts.ReadFile(prompt))
+			if m == "" {
+				ts.Fatalf("agentrun: %s names no file", prompt)
+			}
+			args[4] = m
+		}
+		if args[2] != "main" {
+			in["agent_id"], in["agent_type"] = args[3], args[2]
+		}
+		in["tool_name"], in["tool_input"], in["tool_use_id"] = "Read", map[string]any{"file_path": args[4]}, "toolu_read_"+args[3]
+		in["hook_event_name"] = "PreToolUse"
+		if args[1] == "read" {
+			if len(args) != 7 {
+				ts.Fatalf("usage: agentrun OUT read AGENT ID FILE START NUM")
+			}
+			data, err := os.ReadFile(args[4])
+			ts.Check(err)
+			// As Claude Code 2.1.332 counts them: the empty line after the
+			// last newline is a line too.
+			lines := strings.Split(string(data), "\n")
+			start, _ := strconv.Atoi(args[5])
+			num, _ := strconv.Atoi(args[6])
+			num = min(num, len(lines)-start+1)
+			in["hook_event_name"] = "PostToolUse"
+			in["tool_response"] = map[string]any{"type": "text", "file": map[string]any{"filePath": args[4],
+				"content": strings.Join(lines[start-1:start-1+num], "\n"), "numLines": num, "startLine": start, "totalLines": len(lines)}}
+		}
+		b, err := json.Marshal(in)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+		return
 	}
 	text := ts.ReadFile(args[4])
-	in := map[string]any{"session_id": ts.Getenv("SESSION"), "cwd": ts.Getenv("PROJECT"), "permission_mode": "plan"}
 	switch args[1] {
 	case "launch":
 		in["hook_event_name"], in["tool_name"] = "PostToolUse", "Agent"

@@ -351,10 +351,10 @@ func withTrailer(plan, sess, status string) string {
 		return ""
 	}
 	err := evidence.Update(evidence.Path(getenv, sess), func(log *evidence.Log) bool {
-		critic := provenance.Launch(d, log, provenance.CriticAgent, provenance.CriticPrompt(d), "", ts)
-		provenance.Finish(log, "a1", critic, findings, ts)
-		validator := provenance.Launch(d, log, provenance.ValidatorAgent, provenance.ValidatorPrompt(d, []string{findings}), "", ts)
-		provenance.Finish(log, "a2", validator, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts)
+		critic := provenance.Launch(d, log, provenance.CriticAgent, provenance.CriticPrompt(d), "", ts, "")
+		provenance.Finish(log, "a1", critic, findings, ts, d)
+		validator := provenance.Launch(d, log, provenance.ValidatorAgent, provenance.ValidatorPrompt(d, []string{findings}), "", ts, "")
+		provenance.Finish(log, "a2", validator, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1.", ts, d)
 		return true
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -57,14 +58,21 @@ type server struct {
 	// before agents.
 	agentTurns map[string][]turn
 	agentN     map[string]int
-	requests   []recorded
-	results    []toolResult
-	calls      map[string]string // tool_use id -> tool name
-	planPath   string
-	searched   map[string]bool   // deferred tools the model has loaded with ToolSearch
-	body       []byte            // the request being answered
-	vars       map[string]string // what the scripted model remembers between steps
-	answered   int               // main-agent steps answered so far (the highest step + 1)
+	// holds delays the answers of a kind of agent by their order:
+	// holds["critic"] = {0, 20s} gives the first critic answer at once and
+	// holds the second for 20 s (outside the lock), so that its run stays
+	// in flight meanwhile. (Pages a reader asks for are never held.)
+	holds    map[string][]time.Duration
+	held     map[string]time.Duration // request body -> hold, for takeHold
+	requests []recorded
+	results  []toolResult
+	calls    map[string]string // tool_use id -> tool name
+	commands map[string]string // tool_use id -> a Bash call's command
+	planPath string
+	searched map[string]bool   // deferred tools the model has loaded with ToolSearch
+	body     []byte            // the request being answered
+	vars     map[string]string // what the scripted model remembers between steps
+	answered int               // main-agent steps answered so far (the highest step + 1)
 	// agentMarks, when set, is a directory where each subagent answer is
 	// counted in .answers-<kind>, for scripted Bash calls to wait on.
 	agentMarks string
@@ -82,7 +90,7 @@ func newServer(t testing.TB) *server {
 		t.Fatal(err)
 	}
 	s := &server{t: t, ln: ln, url: "http://" + ln.Addr().String(),
-		agents: map[string][]string{}, agentN: map[string]int{}, calls: map[string]string{}, searched: map[string]bool{}, vars: map[string]string{}, changed: make(chan struct{}, 1)}
+		agents: map[string][]string{}, agentN: map[string]int{}, calls: map[string]string{}, commands: map[string]string{}, searched: map[string]bool{}, vars: map[string]string{}, changed: make(chan struct{}, 1)}
 	srv := &http.Server{Handler: s}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -121,6 +129,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	kind, blocks := s.answer(body)
+	if d := s.takeHold(body); d > 0 {
+		time.Sleep(d) // an answer held back: a run still in flight meanwhile
+	}
 	model := gjson.GetBytes(body, "model").String()
 	id := fmt.Sprintf("msg_%s_%d", kind, msgCounter.Add(1)) // Claude Code merges answers that share an id
 	if gjson.GetBytes(body, "stream").Bool() {
@@ -191,6 +202,9 @@ func (s *server) answer(body []byte) (string, []block) {
 				if blocks[i].Tool != "" {
 					blocks[i].ID = fmt.Sprintf("toolu_%02d_%d_%s", step, i, blocks[i].Tool)
 					s.calls[blocks[i].ID] = blocks[i].Tool
+					if c, ok := blocks[i].Input["command"].(string); ok {
+						s.commands[blocks[i].ID] = c
+					}
 				}
 			}
 			return kind, blocks
@@ -198,6 +212,12 @@ func (s *server) answer(body []byte) (string, []block) {
 		return kind, []block{text("Done.")}
 	case "worker", "verifier", "teammate":
 		if step := scriptSteps(body); step < len(s.agentTurns[kind]) {
+			if h := s.holds[kind]; step < len(h) && h[step] > 0 {
+				if s.held == nil {
+					s.held = map[string]time.Duration{}
+				}
+				s.held[string(body)] = h[step]
+			}
 			blocks := s.agentTurns[kind][step](s, step)
 			for i := range blocks {
 				if blocks[i].Tool != "" {
@@ -209,6 +229,11 @@ func (s *server) answer(body []byte) (string, []block) {
 		}
 		return kind, []block{text("Done.")}
 	case "critic", "validator", "leakage-detector", "exercise-evaluator", "qa-engineer":
+		// A reader whose prompt names its input file (rodin prompt critic,
+		// rodin prompt leakage) reads all of it, a page at a time, first.
+		if page := s.nextPage(body, kind); page != nil {
+			return kind, []block{*page}
+		}
 		answers := s.agents[kind]
 		n := s.agentN[kind]
 		s.agentN[kind]++
@@ -217,12 +242,105 @@ func (s *server) answer(body []byte) (string, []block) {
 			// this kind of subagent has been given.
 			os.WriteFile(filepath.Join(s.agentMarks, ".answers-"+kind), []byte(strconv.Itoa(n+1)), 0o644)
 		}
+		if h := s.holds[kind]; n < len(h) && h[n] > 0 {
+			if s.held == nil {
+				s.held = map[string]time.Duration{}
+			}
+			s.held[string(body)] = h[n]
+		}
 		if n < len(answers) {
 			return kind, []block{text(answers[n])}
 		}
 		return kind, []block{text("(no scripted answer)")}
 	}
 	return kind, []block{text("OK.")}
+}
+
+// takeHold is how long to hold the answer to the request body.
+func (s *server) takeHold(body []byte) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := string(body)
+	d := s.held[k]
+	delete(s.held, k)
+	return d
+}
+
+// inputFileRe finds the input file a reader's prompt names.
+var inputFileRe = regexp.MustCompile(`(/\S+/\.rodin/critic-[0-9a-f]{16}\.md)`)
+
+// pageLines is how many lines a scripted reader asks Read for at a time.
+const pageLines = 400
+
+// nextPage is the Read a scripted reader makes next: its input file's next
+// page, or nil once it has asked for every page (or names no file).
+func (s *server) nextPage(body []byte, kind string) *block {
+	prompt := gjson.GetBytes(body, "messages.0.content").String()
+	if c := gjson.GetBytes(body, "messages.0.content"); c.IsArray() {
+		prompt = ""
+		c.ForEach(func(_, b gjson.Result) bool { prompt += b.Get("text").String() + "\n"; return true })
+	}
+	path := inputFileRe.FindString(prompt)
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	lines := strings.Count(string(data), "\n")
+	step := scriptSteps(body)
+	if step*pageLines >= lines {
+		return nil
+	}
+	b := tool("Read", map[string]any{"file_path": path, "offset": 1 + step*pageLines, "limit": pageLines})
+	b.ID = fmt.Sprintf("toolu_%s_%d_%02d_Read", kind, msgCounter.Add(1), step)
+	s.calls[b.ID] = "Read"
+	return &b
+}
+
+// agentResult is the first result of a call of tool that an agent of kind
+// made, as its later requests carry it.
+func (s *server) agentResult(kind, toolName string) (toolResult, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.requests {
+		if r.Kind != kind {
+			continue
+		}
+		var found toolResult
+		ok := false
+		gjson.GetBytes(r.Body, "messages").ForEach(func(_, m gjson.Result) bool {
+			m.Get("content").ForEach(func(_, b gjson.Result) bool {
+				id := b.Get("tool_use_id").String()
+				if b.Get("type").String() == "tool_result" && s.calls[id] == toolName {
+					text := b.Get("content").String()
+					if c := b.Get("content"); c.IsArray() {
+						text = c.Get("0.text").String()
+					}
+					found, ok = toolResult{ID: id, Tool: toolName, Text: text, IsError: b.Get("is_error").Bool()}, true
+					return false
+				}
+				return true
+			})
+			return !ok
+		})
+		if ok {
+			return found, true
+		}
+	}
+	return toolResult{}, false
+}
+
+// resultOf is the text of the newest result of a Bash call whose command
+// starts with prefix (called with s.mu held, from a turn).
+func (s *server) resultOf(prefix string) string {
+	for i := len(s.results) - 1; i >= 0; i-- {
+		if strings.HasPrefix(s.commands[s.results[i].ID], prefix) {
+			return s.results[i].Text
+		}
+	}
+	return ""
 }
 
 // offered reports whether the request offers tool to the model (listed,

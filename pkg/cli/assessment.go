@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/assess"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/plangate"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
@@ -117,15 +119,37 @@ func runPrompt(e *env, args []string) error {
 		io.WriteString(e.stdout, verifygate.QAPrompt(rel, t))
 		return nil
 	}
-	if len(args) != 2 || (args[0] != "critic" && args[0] != "validator") {
-		return usageError{"prompt takes `critic` or `validator` and one plan file, or `qa` and a task"}
+	inline := len(args) == 3 && args[0] == "critic" && args[1] == "--inline"
+	if inline {
+		args = []string{"critic", args[2]}
 	}
-	if args[0] == "critic" {
+	if len(args) != 2 || (args[0] != "critic" && args[0] != "validator" && args[0] != "leakage") {
+		return usageError{"prompt takes `critic`, `leakage` or `validator` and one plan file, or `qa` and a task"}
+	}
+	if args[0] == "critic" || args[0] == "leakage" {
 		_, d, err := wellFormedPlan("prompt", "", args[1:])
 		if err != nil {
 			return err
 		}
-		io.WriteString(e.stdout, provenance.CriticPrompt(d))
+		if inline {
+			io.WriteString(e.stdout, provenance.CriticPrompt(d))
+			return nil
+		}
+		// The plan reaches the critic through a file rodin writes (and
+		// writes again at each of its Reads): a prompt of any plan's size
+		// would not pass through a Bash result whole.
+		// Written here when the Bash tool may write there; in Claude Code's
+		// sandbox (no writes outside the project) rodin's PostToolUse hook
+		// writes it when this command ends, and its PreToolUse again at
+		// each of the critic's Reads.
+		dir := provenance.InputDir(e.getenv)
+		path := filepath.Join(dir, provenance.CriticInputName(d.PlanDigest()))
+		plangate.WriteCriticInput(dir, d)
+		if args[0] == "leakage" {
+			fmt.Fprintln(e.stdout, provenance.LeakagePrompt(path))
+		} else {
+			fmt.Fprintln(e.stdout, provenance.CriticReadPrompt(path))
+		}
 		return nil
 	}
 	path, d, log, err := awaited(e, "prompt", args[1:], provenance.CriticAgent)
@@ -221,13 +245,49 @@ func awaitedValidator(e *env, command string, args []string) (evidence.Validator
 	return latestValidator(log)
 }
 
-// runVerdict prints the latest validator verdict, parsed (JSON).
+// runVerdict prints the latest validator verdict, parsed (JSON). With
+// --record it waits for every run in flight, judges them all
+// (provenance.Judge) and records that verdict in the plan's trailer itself,
+// as the hooks do for a signal, and prints what it recorded: the skill
+// needs no Read and Edit of the plan for it.
 func runVerdict(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "--record" {
+		return recordVerdict(e, args[1:])
+	}
 	v, err := awaitedValidator(e, "verdict", args)
 	if err != nil {
 		return err
 	}
 	return writeJSON(e.stdout, assess.Validator{Verdict: v.Verdict, Reason: v.Reason})
+}
+
+func recordVerdict(e *env, args []string) error {
+	if _, _, _, err := awaited(e, "verdict", args, provenance.CriticAgent); err != nil {
+		return err
+	}
+	path, _, _, err := awaited(e, "verdict", args, provenance.ValidatorAgent)
+	if err != nil {
+		return err
+	}
+	session := e.getenv("CLAUDE_CODE_SESSION_ID")
+	j, err := plangate.RecordVerdict(e.getenv, path, session)
+	var judged plangate.UnwritableError
+	switch {
+	case errors.As(err, &judged):
+		// Claude Code's sandbox keeps the Bash tool from writing the plan:
+		// rodin's PostToolUse hook records the same verdict when this
+		// command ends.
+		j = judged.Judgement
+	case err != nil:
+		return withHint(err, "the steps of /rodin:plan-gate give every run the verdict needs")
+	}
+	fmt.Fprintf(e.stdout, "recorded: %s: %s\n", j.Status, j.Reason)
+	if j.Status == planfile.StatusPass {
+		fmt.Fprintln(e.stdout, "ExitPlanMode can go ahead: rodin's gate will take this verdict while the plan and its gaps stay as they are.")
+	} else {
+		fmt.Fprintln(e.stdout, "ExitPlanMode stays denied: update the gaps block to cover the findings (or revise the plan), then run /rodin:plan-gate again.")
+	}
+	return nil
 }
 
 // signalFromRecord prints the signal line for the verdict of every critic
@@ -263,5 +323,10 @@ func runLeakage(e *env, args []string) error {
 		return withHint(errors.New("no leakage-detector run was recorded for this plan's session"), "launch the rodin:leakage-detector agent with the output of `rodin extract` as its prompt")
 	}
 	fmt.Fprintf(e.stdout, "%s", canonical([]byte(log.Leakage[len(log.Leakage)-1].Answer)))
+	// The id the first gap added for it takes, so that the skill needs no
+	// other command before its Edit.
+	if d, err := readPlan(args[0]); err == nil && !d.Malformed() {
+		fmt.Fprintf(e.stdout, "(next free gap id: GAP-%d)\n", d.NextID("GAP", true))
+	}
 	return nil
 }

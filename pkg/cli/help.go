@@ -60,8 +60,13 @@ session: whether the plan content the critic will see gives its gaps away.
 	"prompt": `
 Prints a subagent's exact prompt, which the skill passes on unchanged (rodin
 records the run only when the prompt is the one it printed):
-  critic PLAN      the plan content between two lines carrying its digest
-  validator PLAN   the gaps block and the critic's recorded answer
+  critic PLAN      one line naming the file the critic reads the plan from
+                   (rodin writes it: the plan content, never the gaps, between
+                   two lines carrying its digest), whatever the plan's size
+  critic --inline PLAN   the plan content in the prompt itself (small plans,
+                   other orchestrations)
+  leakage PLAN     the leakage detector's prompt: the same file
+  validator PLAN   the gaps block and the critic's recorded answers
   qa TASK [FILE]   the rodin:qa-engineer's prompt for a [VERIFY] task
 
 Example:
@@ -77,6 +82,10 @@ parsed.
 Prints the latest validator verdict rodin recorded for the plan's session,
 parsed (JSON): PASS or FAIL with its reason. Exit status 1, saying which run
 to launch, when none is recorded.
+
+With --record: waits for every critic and validator run in flight, judges
+them all (every run on the plan as it stands counts), and records that
+verdict, with the validator's reason, at the end of the plan file.
 `,
 	"status": `
 Says where a plan stands: its session, the status line, the recorded and

@@ -48,6 +48,13 @@ func decode(b []byte) (Log, error) {
 	for _, c := range root.Get("leakage").Array() {
 		l.Leakage = append(l.Leakage, leakage(c))
 	}
+	if rs := root.Get("reads"); rs.IsObject() {
+		l.Reads = map[string][]Read{}
+		rs.ForEach(func(k, v gjson.Result) bool {
+			l.Reads[k.String()] = reads(v)
+			return true
+		})
+	}
 	l.Overflowed = root.Get("overflowed").String()
 	l.GapsOverflowed = root.Get("gaps_overflowed").String()
 	if st := root.Get("stopped"); st.IsObject() {
@@ -64,8 +71,18 @@ func critic(c gjson.Result) CriticRun {
 	return CriticRun{
 		AgentID: c.Get("agent_id").String(), Plan: c.Get("plan").String(), GapsSeen: c.Get("gaps_seen").Bool(),
 		Model: c.Get("model").String(), Findings: c.Get("findings").String(), Answer: c.Get("answer").String(),
+		ByFile: c.Get("by_file").Bool(), Reads: reads(c.Get("reads")), Complete: c.Get("complete").Bool(), Missing: c.Get("missing").String(),
 		High: int(c.Get("high").Int()), Medium: int(c.Get("medium").Int()), Low: int(c.Get("low").Int()), TS: c.Get("ts").String(),
 	}
+}
+
+func reads(a gjson.Result) []Read {
+	var out []Read
+	for _, r := range a.Array() {
+		out = append(out, Read{File: r.Get("file").String(), Start: int(r.Get("start").Int()), Num: int(r.Get("num").Int()),
+			Total: int(r.Get("total").Int()), Sum: r.Get("sum").String()})
+	}
+	return out
 }
 
 func validator(c gjson.Result) ValidatorRun {

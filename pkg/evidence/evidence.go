@@ -59,6 +59,15 @@ type CriticRun struct {
 	Model    string `json:"model,omitempty"`  // what overrode the agent's model or effort (provenance.Override), "" when nothing did
 	Findings string `json:"findings"`         // digest of the findings as parsed; "" when unparseable
 	Answer   string `json:"answer,omitempty"` // the answer itself, up to MaxAnswer bytes (rodin prompt validator quotes it)
+	// ByFile: the prompt was provenance.CriticReadPrompt, so the critic
+	// read the plan from its input file; Reads are the pages it was shown.
+	ByFile bool   `json:"by_file,omitempty"`
+	Reads  []Read `json:"reads,omitempty"`
+	// Complete: with ByFile, the pages it was shown were all of the plan
+	// it was launched on, as it stood when the run ended; Missing says
+	// what it did not see otherwise.
+	Complete bool   `json:"complete,omitempty"`
+	Missing  string `json:"missing,omitempty"`
 	High     int    `json:"high"`
 	Medium   int    `json:"medium"`
 	Low      int    `json:"low"`
@@ -75,6 +84,43 @@ type ValidatorRun struct {
 	Verdict  string   `json:"verdict"`           // pass, fail, or "" when the answer could not be parsed
 	Reason   string   `json:"reason"`
 	TS       string   `json:"ts"`
+}
+
+// Read is one page a Read of one of rodin's input files returned to an
+// agent (its PostToolUse): where it starts, how many lines, and the digest
+// of their text (provenance.Sum).
+type Read struct {
+	File  string `json:"file"`
+	Start int    `json:"start"`
+	Num   int    `json:"num"`
+	Total int    `json:"total"`
+	Sum   string `json:"sum"`
+}
+
+// Reads bounds the pages kept per agent, and the agents whose pages wait
+// for their run to be recorded.
+const (
+	maxReads      = 256
+	maxReadAgents = 32
+)
+
+// AddRead keeps a page agent id was shown, until its run is recorded.
+func (l *Log) AddRead(id string, r Read) {
+	if l.Reads == nil {
+		l.Reads = map[string][]Read{}
+	}
+	if len(l.Reads[id]) >= maxReads {
+		return
+	}
+	l.Reads[id] = append(l.Reads[id], r)
+	for len(l.Reads) > maxReadAgents {
+		for k := range l.Reads {
+			if k != id {
+				delete(l.Reads, k)
+				break
+			}
+		}
+	}
 }
 
 // LeakageRun is one rodin:leakage-detector run: not evidence the gate needs,
@@ -106,6 +152,9 @@ type Log struct {
 	// GapsOverflowed is a gaps digest with more than MaxValidators
 	// validator runs, or an exact validator launch dropped.
 	GapsOverflowed string `json:"gaps_overflowed,omitempty"`
+	// Reads are the pages of rodin's input files each agent was shown, by
+	// agent id, until its run is recorded (AddCritic takes them).
+	Reads map[string][]Read `json:"reads,omitempty"`
 	// Stopped are answers whose SubagentStop came before the launch's
 	// PostToolUse (the two hooks race) and whose prompt the transcript did
 	// not give yet: the launch completes them.
@@ -215,6 +264,7 @@ func appendLast[T any](runs []T, r T) []T {
 // them all and marks the log Overflowed for that plan instead.
 func (l *Log) AddCritic(r CriticRun) {
 	delete(l.Launches, r.AgentID)
+	delete(l.Reads, r.AgentID)
 	l.Critics = append(l.Critics, r)
 	for len(l.Critics) > MaxCritics {
 		i := 0

@@ -269,6 +269,10 @@ type PreOutcome struct {
 	Deny          bool
 	Reason        string // with Deny: what is wrong and how to fix it
 	SystemMessage string // without Deny: a note shown to the user
+	// Allow answers the permission question for the call (no dialog).
+	// Only a Read of rodin's own input file by rodin's own agent is ever
+	// allowed (plangate.PreReadInput); a deny of any route wins over it.
+	Allow bool
 }
 
 // NoDecision lets Claude Code carry on as it would without the hook.
@@ -336,6 +340,14 @@ func runPre(read func() (Input, error), stdout, stderr io.Writer, deadline time.
 	}
 	if out.Deny {
 		return WriteDeny(stdout, stderr, out.Reason)
+	}
+	if out.Allow {
+		b, _ := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`), "systemMessage", out.SystemMessage)
+		if out.SystemMessage == "" {
+			b = []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`)
+		}
+		stdout.Write(append(b, '\n'))
+		return 0
 	}
 	writeObject(stdout, "systemMessage", out.SystemMessage)
 	return 0

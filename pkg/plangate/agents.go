@@ -50,19 +50,19 @@ func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 			// transcript, which does not tell a model override.
 			return model != "" && log.SetModel(id, model)
 		}
-		launch := provenance.Launch(doc, log, agent, prompt, model, ts)
+		launch := provenance.Launch(doc, log, agent, prompt, model, ts, provenance.InputDir(getenv))
 		if stop, ok := log.Stopped[id]; ok && status == "async_launched" {
 			// Its SubagentStop came first, before the transcript could
 			// tell its prompt: the answer waited for this launch.
 			delete(log.Stopped, id)
-			note = provenance.Finish(log, id, launch, stop.Answer, stop.TS)
+			note = provenance.Finish(log, id, launch, stop.Answer, stop.TS, doc)
 			return true
 		}
 		if status == "async_launched" {
 			log.AddLaunch(id, launch)
 			return true
 		}
-		note = provenance.Finish(log, id, launch, in.AgentAnswer(), ts)
+		note = provenance.Finish(log, id, launch, in.AgentAnswer(), ts, doc)
 		return true
 	})
 	switch {
@@ -111,12 +111,16 @@ func RecordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 	if started, _ := transcript.Started(agentTranscript(in)); messages.Told(evidence.DataDir(getenv), in.SessionID(), id, started, time.Now()) {
 		told++
 	}
+	// The plan as it stands now: a critic that read it from its input file
+	// is complete when what it was shown is all of it.
+	_, doc, _ = sessionPlan(in, getenv, agent)
+	known := doc != nil
 	if _, launched := log.Launches[id]; !launched {
 		// The stop came before its launch's PostToolUse: the prompt from the
 		// transcript, or, when it cannot tell yet, the answer waits there
 		// for the launch.
-		if prompt, err = transcript.FirstPrompt(agentTranscript(in)); err == nil {
-			_, doc, _ = sessionPlan(in, getenv, agent)
+		if prompt, err = transcript.FirstPrompt(agentTranscript(in)); err != nil {
+			known = false
 		}
 	}
 	err = evidence.Update(store, func(log *evidence.Log) bool {
@@ -125,16 +129,16 @@ func RecordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		}
 		launch, ok := log.Launches[id]
 		if !ok {
-			if doc == nil {
+			if !known {
 				log.AddStop(id, evidence.Stop{Agent: agent, Answer: answer, TS: ts})
 				return true
 			}
-			launch = provenance.Launch(doc, log, agent, prompt, "", ts)
+			launch = provenance.Launch(doc, log, agent, prompt, "", ts, provenance.InputDir(getenv))
 		}
 		if told > 0 {
 			launch = provenance.Told(launch)
 		}
-		provenance.Finish(log, id, launch, answer, ts)
+		provenance.Finish(log, id, launch, answer, ts, doc)
 		return true
 	})
 	if err != nil {

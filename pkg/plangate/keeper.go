@@ -2,10 +2,14 @@ package plangate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -247,4 +251,118 @@ func Now(getenv func(string) string) time.Time {
 		}
 	}
 	return time.Now()
+}
+
+// RecordVerdict records in the plan file at path the verdict of every run
+// rodin observed on it (provenance.Judge), for session, as the keeper does
+// for a verdict signal: `rodin verdict --record` in the skill's Bash, so
+// that no Read and Edit of the plan are needed. The plan's marker must be
+// the session's. The gate judges the runs again at ExitPlanMode: the line
+// written here saves nothing an agent could forge.
+// UnwritableError is RecordVerdict's error when it judged the runs but
+// could not write the plan (Claude Code's sandbox keeps the Bash tool from
+// writing outside the project): the hook records it instead.
+type UnwritableError struct {
+	provenance.Judgement
+	Err error
+}
+
+func (e UnwritableError) Error() string { return e.Err.Error() }
+
+func RecordVerdict(getenv func(string) string, path, session string) (provenance.Judgement, error) {
+	var j provenance.Judgement
+	if !planfile.ValidSessionID(session) {
+		return j, fmt.Errorf("no Claude Code session to record the verdict for (CLAUDE_CODE_SESSION_ID): run this in the session's Bash tool")
+	}
+	real, err := plansdir.Resolve(path, plansdir.Dirs(plansdir.Env{Getenv: getenv}))
+	if err != nil {
+		return j, err
+	}
+	now := Now(getenv)
+	_, err = safefile.Update(real, planfile.MaxSize, func(old []byte) ([]byte, error) {
+		doc := planfile.Parse(old)
+		if doc.Malformed() {
+			return nil, fmt.Errorf("the rodin markers in %s are malformed: %s", path, doc.ProblemSummary())
+		}
+		t := doc.Trailer()
+		if t.Session != session {
+			return nil, fmt.Errorf("%s is not this session's plan (its marker names %q): edit it once in this session, then assess it", path, t.Session)
+		}
+		log, err := evidence.Load(evidence.Path(getenv, session))
+		if err != nil {
+			return nil, err
+		}
+		if j, err = provenance.Judge(doc, log); err != nil {
+			return nil, err
+		}
+		t.PlanHash, t.GapsHash = doc.PlanDigest(), doc.GapsDigest()
+		t.Validation = record(j.Status, j.Reason, now)
+		if t == doc.Trailer() {
+			return nil, nil
+		}
+		return doc.Render(t)
+	})
+	if err != nil && j.Status != "" && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		return j, UnwritableError{j, err}
+	}
+	return j, err
+}
+
+// AfterRodinCommand is the PostToolUse route for Bash that finishes two of
+// the skill's steps outside Claude Code's sandbox, where the Bash tool may
+// not write: after `rodin prompt critic|leakage "PLAN"` it writes the
+// critic's input file, and after `rodin verdict --record "PLAN"` it records
+// the verdict in the plan. Any other command costs a prefix test.
+func AfterRodinCommand(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	cmd, _, _ := in.Field("tool_input.command")
+	rest, ok := strings.CutPrefix(cmd, "rodin ")
+	if !ok || in.PermissionMode() != "plan" {
+		return hookio.PostOutcome{}
+	}
+	var verb, arg string
+	for _, v := range []string{"prompt critic ", "prompt leakage ", "verdict --record "} {
+		if a, ok := strings.CutPrefix(rest, v); ok {
+			verb, arg = v, a
+		}
+	}
+	path := unquote(strings.TrimSpace(arg))
+	if verb == "" || path == "" {
+		return hookio.PostOutcome{}
+	}
+	dirs := plansdir.Dirs(plansdir.Env{Getenv: getenv, Cwd: in.Cwd()})
+	real, err := plansdir.Resolve(path, dirs)
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	if verb == "verdict --record " {
+		j, err := RecordVerdict(getenv, real, in.SessionID())
+		if err != nil {
+			return hookio.PostOutcome{}
+		}
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Recorded the verdict at the end of %s: %s: %s.", path, j.Status, j.Reason)}
+	}
+	data, err := safefile.ReadFile(real, planfile.MaxSize)
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	if d := planfile.Parse(data); !d.Malformed() {
+		WriteCriticInput(provenance.InputDir(getenv), d)
+	}
+	return hookio.PostOutcome{}
+}
+
+// unquote takes one argument as a shell would: in double or single quotes
+// with nothing after them, or bare with no space or quote.
+func unquote(s string) string {
+	switch {
+	case len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] && !strings.ContainsRune(s[1:len(s)-1], rune(s[0])):
+		inner := s[1 : len(s)-1]
+		if s[0] == '"' && strings.ContainsAny(inner, "$`\\") {
+			return ""
+		}
+		return inner
+	case !strings.ContainsAny(s, " \t'\"$`\\;&|<>()"):
+		return s
+	}
+	return ""
 }

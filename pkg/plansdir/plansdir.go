@@ -91,6 +91,10 @@ func appendDir(dirs []string, d string) []string {
 	return append(dirs, d)
 }
 
+// ConfigDir is Claude Code's configuration directory: CLAUDE_CONFIG_DIR,
+// else ~/.claude.
+func ConfigDir(env Env) string { return configDir(env) }
+
 // configDir is Claude Code's configuration directory.
 func configDir(env Env) string {
 	if d := env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {

@@ -19,6 +19,7 @@ package provenance
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,15 +120,18 @@ func Usable(critics []evidence.CriticRun) []evidence.CriticRun {
 // Launch is what a run's prompt tells, judged against the plan as it stands
 // and the runs recorded when the run starts. model is the Agent tool's
 // `model` override, if any.
-func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts string) evidence.Launch {
+func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts, inputDir string) evidence.Launch {
 	l := evidence.Launch{Agent: agent, TS: ts}
 	switch agent {
 	case LeakageAgent:
 		l.Leakage = &evidence.LeakageRun{TS: ts}
 	case CriticAgent:
 		r := evidence.CriticRun{TS: ts, Model: model, GapsSeen: sawGaps(d, prompt)}
-		if Normalize(prompt) == Normalize(CriticPrompt(d)) {
+		switch p := Normalize(prompt); {
+		case p == Normalize(CriticPrompt(d)):
 			r.Plan = d.PlanDigest()
+		case inputDir != "" && p == Normalize(CriticReadPrompt(filepath.Join(inputDir, CriticInputName(d.PlanDigest())))):
+			r.Plan, r.ByFile = d.PlanDigest(), true
 		}
 		l.Critic = &r
 	default:
@@ -147,8 +151,11 @@ func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts string)
 }
 
 // Finish records a launched run's answer in the log. It reports what the
-// run amounts to, for the message to the agent.
-func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) string {
+// run amounts to, for the message to the agent. d is the plan as it stands
+// when the run ends (nil when it cannot be read): a critic that read the
+// plan from its input file is complete when the pages it was shown are all
+// of that plan, and that plan is the one it was launched on.
+func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string, d *planfile.Doc) string {
 	keep := ""
 	if len(answer) <= evidence.MaxAnswer {
 		keep = answer
@@ -165,6 +172,16 @@ func Finish(log *evidence.Log, id string, l evidence.Launch, answer, ts string) 
 		}
 		if c, err := assess.ParseCritic(answer); err == nil {
 			r.High, r.Medium, r.Low = c.Counts["high"], c.Counts["medium"], c.Counts["low"]
+		}
+		if r.ByFile {
+			r.Reads = append(r.Reads, log.Reads[id]...)
+			delete(log.Reads, id)
+			switch {
+			case d == nil || d.PlanDigest() != r.Plan:
+				r.Missing = "the plan changed while it ran"
+			default:
+				r.Complete, r.Missing = ReadAll(CriticInput(d), r.Reads)
+			}
 		}
 		log.AddCritic(r)
 		return criticNote(r)
@@ -187,6 +204,9 @@ func criticNote(r evidence.CriticRun) string {
 	}
 	if r.Plan == "" {
 		note += "; its prompt was not exactly `rodin prompt critic` output for the plan as it stands, so it backs no verdict"
+	}
+	if r.ByFile && !r.Complete {
+		note += "; it did not read all of the plan (" + r.Missing + "), so its findings count but it backs no pass"
 	}
 	return note + overrideNote(r.Model)
 }
@@ -337,6 +357,21 @@ func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 		if l.Critic != nil && l.Critic.Plan != "" && l.Critic.Plan == plan {
 			return Judgement{}, fmt.Errorf("the critic run launched at %s (agent %s) on this plan has not finished, and every critic run counts: wait for it (`rodin findings` waits), then run `rodin prompt validator` and the validator again", l.TS, id)
 		}
+	}
+	// At least one run saw all of the plan: a critic that read part of its
+	// input file found what it found (its answer counts), and proves no
+	// more.
+	complete := false
+	var partial []string
+	for _, r := range all {
+		if !r.ByFile || r.Complete {
+			complete = true
+		} else {
+			partial = append(partial, r.AgentID+" ("+r.Missing+")")
+		}
+	}
+	if !complete {
+		return Judgement{}, fmt.Errorf("no critic run on this plan read all of it: %s; launch the critic again (a retry adds a run), with exactly `rodin prompt critic` output as its prompt", strings.Join(partial, ", "))
 	}
 	// The validator runs on these gaps and answers of this plan's runs.
 	want := make([]string, len(all))

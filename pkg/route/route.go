@@ -50,6 +50,7 @@ var PreToolUse = []Route[hookio.PreOutcome]{
 	{Match: "Write|Edit|MultiEdit", Run: contracts.PreWrite}, // artifacts (JSON, Markdown)
 	{Match: "SendMessage", Run: messages.PreSend},
 	{Match: "Read", Run: datadir.PreRead},
+	{Match: "Read", Run: plangate.PreReadInput}, // the critic's input file: written, and allowed to rodin's agents
 }
 
 // The posttooluse executable's tables, by event. Every route that matches
@@ -60,10 +61,12 @@ var (
 		{Match: "Write|Edit|MultiEdit", Run: verifygate.PostEdit}, // ticks a file tool made
 		{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}, // artifacts as written
 		{Match: "ExitPlanMode", Run: plangate.Approved},           // the plan approved is the plan assessed
+		{Match: "Read", Run: plangate.RecordRead},                 // the pages of its input file the critic was shown
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
 		{Match: "Agent|Task", Run: verifygate.RecordAgent}, // a background subagent: the session's background task
 		{Match: "Bash", Run: verifygate.RecordBash},
-		{Match: "Bash", Run: contracts.PostBash}, // artifacts a command wrote
+		{Match: "Bash", Run: contracts.PostBash},         // artifacts a command wrote
+		{Match: "Bash", Run: plangate.AfterRodinCommand}, // the skill's writes the sandbox keeps from Bash
 	}
 	PostToolUseFailure = []Route[hookio.PostOutcome]{
 		{Match: "ExitPlanMode", Run: plangate.Thaw}, // the user said no: the plan may change again

@@ -99,11 +99,16 @@ func Pre(table []Route[hookio.PreOutcome], in hookio.Input, getenv func(string) 
 	case in.TopLevelCount("tool_name") > 1:
 		return malformed("tool_name appears " + strconv.Itoa(in.TopLevelCount("tool_name")) + " times")
 	}
-	deny, notes, ok := FirstDecision(table, tool, in, getenv, func(o hookio.PreOutcome) (bool, string) { return o.Deny, o.SystemMessage })
+	allow := false
+	deny, notes, ok := FirstDecision(table, tool, in, getenv, func(o hookio.PreOutcome) (bool, string) {
+		allow = allow || o.Allow
+		return o.Deny, o.SystemMessage
+	})
 	if ok {
+		deny.Allow = false
 		return deny
 	}
-	return hookio.PreOutcome{SystemMessage: notes}
+	return hookio.PreOutcome{SystemMessage: notes, Allow: allow}
 }
 
 // Post runs every route of a table that sees the input and joins what
