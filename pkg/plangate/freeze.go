@@ -55,11 +55,17 @@ func freeze(getenv func(string) string, session, real, call string, doc *planfil
 	if p == "" || call == "" {
 		return nil
 	}
+	text := strings.Join([]string{frozenMagic, real, doc.PlanDigest(), doc.GapsDigest(), call}, "\n") + "\n"
+	if have, err := safefile.ReadFile(p, 64<<10); err == nil && string(have) == text {
+		return nil // the same call asked again
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	text := strings.Join([]string{frozenMagic, real, doc.PlanDigest(), doc.GapsDigest(), call}, "\n") + "\n"
-	return safefile.WriteAtomic(p, []byte(text), 0o600)
+	// Not flushed to disk: the gate answers in about a millisecond, and a
+	// record a crash left empty reads as damaged, which keeps the plan as
+	// it is until the user's next message.
+	return safefile.WriteAtomicNoSync(p, []byte(text), 0o600)
 }
 
 // readFrozen is the session's record; ok is false when there is none. A

@@ -196,6 +196,31 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	return replace(path, data, perm, nil)
 }
 
+// WriteAtomicNoSync is WriteAtomic without the flush to disk: a reader
+// still sees the old contents or the new, never a part, but a crash may
+// leave the file empty. For small records that cost a hook's latency at
+// every call and that the reader treats as damaged when they do not parse.
+func WriteAtomicNoSync(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
 // CreateNew makes the file at path with data, only when there is none: the
 // data is written to a temporary file beside it and linked into place, so
 // nobody ever sees the file empty or half written (an O_EXCL create
