@@ -11,6 +11,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,6 +58,7 @@ type fixture struct {
 	shellPre, shellPost        string            // the reference hooks, "" when absent
 	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
 	unsealed                   map[string]string // the same without the seal
+	shapes                     map[string]string // 1 MB plans of other shapes (issue 32)
 }
 
 var (
@@ -82,7 +84,7 @@ func build() (*fixture, error) {
 		return nil, err
 	}
 	f := &fixture{root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project"),
-		bin: map[string]string{}, sizes: map[string]string{}, unsealed: map[string]string{}}
+		bin: map[string]string{}, sizes: map[string]string{}, unsealed: map[string]string{}, shapes: map[string]string{}}
 	f.plans = filepath.Join(f.home, ".claude", "plans")
 	dataDir = filepath.Join(root, "data")
 	// Seal the plans with the key the hooks will find in the data directory.
@@ -129,6 +131,25 @@ func build() (*fixture, error) {
 		i := strings.LastIndex(text, "<!-- rodin:seal=")
 		f.unsealed[size.name] = write("open-"+size.name+".md", text[:i])
 	}
+
+	// Plans of other shapes, 1 MB each (issue 32): lines that each open six
+	// lists (refused unread before any parse), and nothing but `- a` lines
+	// (an honest shape, parsed: the slowest one for the Markdown parse).
+	shape := func(name, line string) {
+		var b strings.Builder
+		b.WriteString("# Plan\n\n## Goals\n- ship\n\n")
+		for b.Len() < 1<<20 {
+			b.WriteString(line)
+		}
+		b.WriteString("\n<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->\n")
+		text := b.String()
+		if name != "nested" { // refused unread: no trailer can be read or written
+			text = pending(text, session+"-"+name)
+		}
+		f.shapes[name] = write("shape-"+name+".md", text)
+	}
+	shape("nested", "- - - - - - x\n")
+	shape("dashes", "- a\n")
 
 	// 2,000 plan files; the session's own is the oldest, the worst case
 	// for the newest-first search.
@@ -381,6 +402,9 @@ type hookCase struct {
 	stdin  []byte
 	home   string
 	before func() // untimed, before every run
+	// denies: the row is a gate that denies (exit 2), which is what it
+	// must do; every other row exits 0.
+	denies bool
 }
 
 func jsonString(s string) string {
@@ -422,6 +446,11 @@ const (
 	noSeal10KB = "(d) pre: 10 KB, no seal (full parse)"
 	noSeal1MB  = "(e) pre: 1 MB, no seal (full parse)"
 	noSeal10MB = "(e) pre: 10 MB, no seal (full parse)"
+
+	shapeGateNested = "(g) pre: 1 MB of lines opening 6 lists (refused unread)"
+	shapeKeepNested = "(g) post: Edit of that plan (keeper)"
+	shapeGateDashes = "(h) pre: 1 MB of `- a` lines, pending (full parse)"
+	shapeKeepDashes = "(h) post: Edit of that plan (keeper)"
 )
 
 // cases are the benchmark's rows, floor first. Shell rows are left out when
@@ -482,6 +511,10 @@ func cases(f *fixture) []hookCase {
 		{name: noSeal10KB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10KB"], true, session+"-10KB"), home: f.home},
 		{name: noSeal1MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["1MB"], true, session+"-1MB"), home: f.home},
 		{name: noSeal10MB, cmd: go_("pretooluse"), stdin: exitInput(f.unsealed["10MB"], true, session+"-10MB"), home: f.home},
+		{name: shapeGateNested, cmd: go_("pretooluse"), stdin: exitInput(f.shapes["nested"], true, session+"-nested"), home: f.home, denies: true},
+		{name: shapeKeepNested, cmd: go_("posttooluse"), stdin: postInput("plan", f.shapes["nested"]), home: f.home},
+		{name: shapeGateDashes, cmd: go_("pretooluse"), stdin: exitInput(f.shapes["dashes"], true, session+"-dashes"), home: f.home, denies: true},
+		{name: shapeKeepDashes, cmd: go_("posttooluse"), stdin: postInput("plan", f.shapes["dashes"]), home: f.home},
 
 		// What users pay: the command lines hooks.json really runs.
 		{name: hjB, cmd: postEdit, stdin: postInput("plan", pend), home: f.home},
@@ -556,6 +589,12 @@ func run(tb testing.TB, c hookCase) time.Duration {
 	err := cmd.Run()
 	elapsed := time.Since(start)
 	cmd.Stdin.(*os.File).Close()
+	var exit *exec.ExitError
+	if c.denies && errors.As(err, &exit) && exit.ExitCode() == 2 {
+		err = nil
+	} else if c.denies && err == nil {
+		tb.Fatalf("%s: the gate did not deny", c.name)
+	}
 	if err != nil {
 		tb.Fatalf("%s: %v\n%s", c.name, err, stderr.Bytes())
 	}
@@ -568,7 +607,7 @@ func peakRSS(tb testing.TB, c hookCase) int64 {
 	cmd := command(c, append([]string{fix.bin["peakrss"]}, c.cmd...))
 	out, err := cmd.Output()
 	cmd.Stdin.(*os.File).Close()
-	if err != nil {
+	if err != nil && !c.denies {
 		tb.Fatalf("%s under peakrss: %v", c.name, err)
 	}
 	var kib int64
