@@ -223,3 +223,48 @@ func testPlanFrozenUnderDialog(t *testing.T, rel claudecli.Release) {
 		t.Errorf("the plan changed under the dialog:\n%s", plan)
 	}
 }
+
+// The honest day with the freeze: the user rejects the approval dialog and
+// asks for a change; the agent's Edit of the plan goes through (the answer
+// ended the freeze), the skill runs again, and the dialog shows the plan
+// with the change.
+func TestRejectedDialogThenRevised(t *testing.T) { eachRelease(t, testRejectedDialogThenRevised) }
+
+func testRejectedDialogThenRevised(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.agents = map[string][]string{"leakage-detector": {noLeakage, noLeakage}, "critic": {criticFinding, criticFinding},
+		"validator": {validatorPass, validatorPass}}
+	revise := func(s *server, _ int) []block {
+		return []block{tool("Edit", map[string]any{"file_path": s.planPath, "old_string": "2. Stream rows from the database.",
+			"new_string": "2. Stream rows from the database.\n3. Add a rollback step."})}
+	}
+	srv.main = append(append([]turn{writePlan, say("The plan is written.")}, skill()...), exitPlanMode)
+	srv.main = append(srv.main, readPlan, revise)
+	srv.main = append(append(srv.main, skill()...), exitPlanMode)
+	s := startSession(t, rel.Path, srv, options{})
+	s.prompt("Plan the CSV export.")
+	s.runSkill(1)
+	s.waitPane("the plan approval dialog", 60*time.Second, func(p string) bool { return strings.Contains(p, "Would you like to proceed") })
+	// "Tell Claude what to change": the user rejects the plan with a line
+	// of feedback, which reaches the model as ExitPlanMode's result.
+	before := len(srv.mainRequests())
+	s.keys("3")
+	time.Sleep(time.Second)
+	s.keys("-l", "Add a rollback step.")
+	time.Sleep(500 * time.Millisecond)
+	s.keys("Enter")
+	deadline := time.Now().Add(30 * time.Second)
+	for len(srv.mainRequests()) == before && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r, ok := srv.result("ExitPlanMode", 0); !ok || !r.IsError {
+		t.Fatalf("the first ExitPlanMode's result after the user's feedback: %+v\n%s", r, srv.summary())
+	}
+	if r := s.waitResult("Edit", 0); r.IsError {
+		t.Fatalf("the Edit after a rejected dialog: %s\n%s", r.Text, srv.summary())
+	}
+	pane := s.waitPane("the second approval dialog", 90*time.Second, func(p string) bool { return strings.Contains(p, "Would you like to proceed") })
+	if !strings.Contains(pane, "Add a rollback step") {
+		t.Errorf("the second dialog lacks the change:\n%s", pane)
+	}
+}

@@ -317,6 +317,11 @@ func (s *session) pane() string {
 	return string(out)
 }
 
+// keys sends keys to the session's pane (tmux send-keys).
+func (s *session) keys(args ...string) {
+	exec.Command("tmux", append([]string{"-L", s.socket, "send-keys", "-t", s.target}, args...)...).Run()
+}
+
 // prompt types a line into Claude Code and submits it. On a loaded
 // machine the TUI can miss keys typed while it redraws, so it waits until
 // the line shows in the pane before pressing Enter, and presses it again

@@ -25,9 +25,10 @@ import (
 //
 // The record is one small file per session in the plugin's data directory:
 // the plan's real path, its two digests and the ExitPlanMode call's id. The
-// call counts as answered once the session's transcript holds its result;
-// the record goes at ExitPlanMode's PostToolUse or failure, and at the
-// user's next prompt.
+// call counts as answered at the main thread's next call of a file tool
+// (the main thread waits on the dialog), or once the session's transcript
+// holds its result; the record goes at ExitPlanMode's PostToolUse or
+// failure, and at the user's next prompt.
 
 // frozen is the gate's record of the plan in the approval dialog.
 type frozen struct {
@@ -107,6 +108,14 @@ func frozenDenial(in hookio.Input, getenv func(string) string, real, shown strin
 	case err != nil:
 		return deny("rodin cannot read its record of the plan in the approval dialog (%v), so it keeps %s as the user sees it. To fix: answer the approval dialog, or send any message (that ends the freeze).", err, shown), true
 	case f.path != real:
+		return hookio.NoDecision, false
+	}
+	// The main thread waits on the dialog: a call of its own means the
+	// user has answered (Claude Code writes the answer to the transcript a
+	// little later, so the transcript cannot tell it yet). Only subagents,
+	// background ones above all, act while the dialog is open.
+	if agent, _, _ := in.Field("agent_id"); agent == "" {
+		thaw(getenv, in.SessionID())
 		return hookio.NoDecision, false
 	}
 	if answered, _ := transcript.Answered(in.Get("transcript_path").String(), f.call); answered {

@@ -37,7 +37,10 @@ func Answered(path, id string) (answered, ok bool) {
 		if hasResultLine(buf, result) {
 			return true, true
 		}
-		if bytes.Contains(buf, call) {
+		// The call's own line, not a copy of it in a later record of a
+		// request (2.1.332 writes api-request-blob lines that repeat earlier
+		// messages): the result, if any, comes after it, so within buf.
+		if hasCallLine(buf, call) {
 			return false, true
 		}
 		if off == 0 || chunk >= maxTail {
@@ -60,6 +63,26 @@ func hasResultLine(buf, result []byte) bool {
 			end = len(buf) - i
 		}
 		if bytes.Contains(buf[start:i+end], []byte(`"type":"tool_result"`)) {
+			return true
+		}
+		buf = buf[i+end:]
+	}
+}
+
+// hasCallLine reports whether a line of buf holds the call id and is a
+// transcript message, not a record of a request to the model.
+func hasCallLine(buf, call []byte) bool {
+	for {
+		i := bytes.Index(buf, call)
+		if i < 0 {
+			return false
+		}
+		start := bytes.LastIndexByte(buf[:i], '\n') + 1
+		end := bytes.IndexByte(buf[i:], '\n')
+		if end < 0 {
+			end = len(buf) - i
+		}
+		if !bytes.Contains(buf[start:i+end], []byte(`"type":"api-request`)) {
 			return true
 		}
 		buf = buf[i+end:]
