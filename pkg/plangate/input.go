@@ -25,8 +25,9 @@ func inputFile(path string, getenv func(string) string) string {
 		return ""
 	}
 	name := filepath.Base(path)
-	t, ok := strings.CutPrefix(name, "critic-")
-	if t, ok = strings.CutSuffix(t, ".md"); !ok || len(t) != 16 || strings.Trim(t, "0123456789abcdef") != "" {
+	t, prefixed := strings.CutPrefix(name, "critic-")
+	t, suffixed := strings.CutSuffix(t, ".md")
+	if !prefixed || !suffixed || len(t) != 16 || strings.Trim(t, "0123456789abcdef") != "" {
 		return ""
 	}
 	return name
