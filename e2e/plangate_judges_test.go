@@ -357,8 +357,13 @@ func testSkillShellTickJudged(t *testing.T, rel claudecli.Release) {
 		".claude/skills/ship/SKILL.md": skill,
 	}})
 	s.prompt("/ship")
-	s.waitStep(1)
-	time.Sleep(2 * time.Second)
+	s.waitStep(0)
+	// A blocked stop asks the model once more (step 1); an unblocked one
+	// ends the session's turn: wait for the one, at most 15 s.
+	deadline := time.Now().Add(15 * time.Second)
+	for srv.stepsAnswered() < 2 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
 	tasks, _ := os.ReadFile(s.project + "/tasks.md")
 	if !strings.Contains(string(tasks), "- [x] V1") && !strings.Contains(string(tasks), "- [ ] V1") {
 		t.Fatalf("tasks.md:\n%s", tasks)
