@@ -104,7 +104,9 @@ func skillShellWindow(r Run, later []Run) Window {
 			break
 		}
 	}
-	return Window{Start: r.Time - int64(Slack), End: end + int64(EndSlack), Agent: r.Agent, Type: r.Type}
+	// Background names it, so that a sweep after a later call (the
+	// contracts' BackgroundWindows) takes what it wrote for the agent's.
+	return Window{Start: r.Time - int64(Slack), End: end + int64(EndSlack), Agent: r.Agent, Type: r.Type, Background: "skill:" + r.Tool}
 }
 
 // Attribute is the window a change at t falls in: a foreground call's

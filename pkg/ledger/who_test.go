@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/hookio"
 )
@@ -117,4 +118,45 @@ func TestAttribute(t *testing.T) {
 			t.Errorf("at %ds: got %+v %v, want agent %q %v", c.at/s, w, ok, c.agent, c.ok)
 		}
 	}
+}
+
+// TestSkillShellWindow: a skill's inline shell command (2.1.332's
+// PreSkillShellCommand) is the agent's from its start until the session's
+// next run, two minutes at most; its window is among the ones a later
+// sweep (the contracts', the verify gate's) attributes changes by.
+func TestSkillShellWindow(t *testing.T) {
+	s := int64(time.Second)
+	t0 := int64(1_000_000) * s
+	runs := []Run{
+		{Time: t0, Kind: KindSkillShell, Exit: ExitUnknown, Tool: "toolu_1_Skill:preamble-0"},
+		{Time: t0 + 3*s, Kind: KindClaim},
+		{Time: t0 + 5*s, Kind: KindBash, Dur: 10},
+	}
+	bg := windowsWhere(Windows(runs), func(w Window) bool { return w.Background != "" })
+	if len(bg) != 1 || bg[0].Background != "skill:toolu_1_Skill:preamble-0" {
+		t.Fatalf("background windows: %+v", bg)
+	}
+	for _, c := range []struct {
+		at   int64
+		want bool
+	}{{t0 - 3*s, false}, {t0 + s, true}, {t0 + 4*s, true}, {t0 + 7*s, false}} {
+		if _, ok := Attribute(bg, c.at); ok != c.want {
+			t.Errorf("a change %v after the command: the agent's = %v, want %v", time.Duration(c.at-t0), ok, c.want)
+		}
+	}
+	// Nothing after it: two minutes at most.
+	w := Windows(runs[:1])[0]
+	if w.End != t0+int64(SkillShellMax)+int64(EndSlack) {
+		t.Errorf("a lone skill command's window ends %v after it", time.Duration(w.End-t0))
+	}
+}
+
+func windowsWhere(ws []Window, keep func(Window) bool) []Window {
+	var out []Window
+	for _, w := range ws {
+		if keep(w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
