@@ -10,7 +10,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
-	"github.com/rodin-gate/rodin/pkg/claudecode"
 	"github.com/rodin-gate/rodin/pkg/provenance"
 )
 
@@ -341,10 +340,10 @@ func testSlowPlanFailsClosedFast(t *testing.T, rel claudecli.Release) {
 
 // 9. A skill the agent wrote ticks a verification box in an inline shell
 // command (a `!` line, run when the skill is invoked, past every Bash
-// hook). On 2.1.332 PreSkillShellCommand reports it: the tick is the
-// agent's and the stop is blocked. Before 2.1.332 no hook sees it: the
-// tick is taken for someone else's (docs/security.md), which this test
-// shows as it is.
+// hook). On 2.1.332 PreSkillShellCommand reports the command; on older
+// releases the slash command's invocation (UserPromptSubmit) opens the
+// window it runs in. Either way the tick is the agent's, and the stop is
+// blocked.
 func TestSkillShellTickJudged(t *testing.T) { eachRelease(t, testSkillShellTickJudged) }
 
 func testSkillShellTickJudged(t *testing.T, rel claudecli.Release) {
@@ -375,12 +374,8 @@ func testSkillShellTickJudged(t *testing.T, rel claudecli.Release) {
 			blocked = true
 		}
 	}
-	supported := rel.Version == "" || !claudecode.Older(rel.Version, "2.1.332")
-	switch {
-	case supported && !blocked:
+	if !blocked {
 		t.Fatalf("Claude Code %s: the skill's shell command ticked V1 and the stop was not blocked\n%s", rel.Version, srv.summary())
-	case !supported && blocked:
-		t.Errorf("Claude Code %s has no PreSkillShellCommand, yet the stop was blocked", rel.Version)
 	}
 	t.Logf("Claude Code %s: stop blocked for the skill's tick: %v; tasks.md:\n%s", rel.Version, blocked, tasks)
 }

@@ -551,13 +551,23 @@ func AppendBash(in hookio.Input, data string) {
 // AppendSkillShell records a skill's inline shell command as Claude Code
 // is about to run it (PreSkillShellCommand): its command, its start, and
 // who invoked the skill. No hook sees it end, so its exit is unknown.
+// Releases before 2.1.332 report no such event: there the skill's
+// invocation stands for its commands (a slash command the user types,
+// from UserPromptSubmit on; the Skill tool's call, its PostToolUse with
+// the call's duration_ms).
 func AppendSkillShell(in hookio.Input, data string) {
 	session := in.SessionID()
 	if !hookio.ValidSessionID(session) || data == "" {
 		return
 	}
 	cmd, _, _ := in.Field("tool_input.command")
+	if in.HookEventName() == "UserPromptSubmit" {
+		cmd, _, _ = in.Field("prompt")
+	}
 	r := Run{Time: freshness.Now().UnixNano(), Kind: KindSkillShell, Command: cmd, Cwd: in.Cwd(), Exit: ExitUnknown, Dur: -1}
+	if d := in.Get("duration_ms"); d.Type == gjson.Number && in.HookEventName() == "PostToolUse" {
+		r.Dur = max(d.Int(), 0)
+	}
 	r.Agent, _, _ = in.Field("agent_id")
 	r.Type, _, _ = in.Field("agent_type")
 	r.Tool, _, _ = in.Field("tool_use_id")

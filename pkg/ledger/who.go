@@ -97,6 +97,10 @@ const SkillShellMax = 2 * time.Minute
 // before the skill's prompt reaches the model, so it has ended by the
 // session's next recorded run; lacking one, SkillShellMax after its start.
 func skillShellWindow(r Run, later []Run) Window {
+	if r.Dur >= 0 {
+		// The Skill tool's call, reported when it ended (PostToolUse).
+		return Window{Start: r.Time - int64(Slack) - r.Dur*int64(time.Millisecond), End: r.Time + int64(EndSlack), Agent: r.Agent, Type: r.Type, Background: "skill:" + r.Tool}
+	}
 	end := r.Time + int64(SkillShellMax)
 	for _, n := range later {
 		if n.Kind != KindClaim && n.Time >= r.Time {

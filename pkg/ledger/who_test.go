@@ -128,7 +128,7 @@ func TestSkillShellWindow(t *testing.T) {
 	s := int64(time.Second)
 	t0 := int64(1_000_000) * s
 	runs := []Run{
-		{Time: t0, Kind: KindSkillShell, Exit: ExitUnknown, Tool: "toolu_1_Skill:preamble-0"},
+		{Time: t0, Kind: KindSkillShell, Exit: ExitUnknown, Tool: "toolu_1_Skill:preamble-0", Dur: -1},
 		{Time: t0 + 3*s, Kind: KindClaim},
 		{Time: t0 + 5*s, Kind: KindBash, Dur: 10},
 	}
@@ -143,6 +143,11 @@ func TestSkillShellWindow(t *testing.T) {
 		if _, ok := Attribute(bg, c.at); ok != c.want {
 			t.Errorf("a change %v after the command: the agent's = %v, want %v", time.Duration(c.at-t0), ok, c.want)
 		}
+	}
+	// The Skill tool's call (releases before 2.1.332): its duration.
+	call := Windows([]Run{{Time: t0, Kind: KindSkillShell, Exit: ExitUnknown, Dur: 3000}})[0]
+	if call.Start != t0-3*s-int64(Slack) || call.End != t0+int64(EndSlack) {
+		t.Errorf("the Skill call's window: %v to %v", time.Duration(call.Start-t0), time.Duration(call.End-t0))
 	}
 	// Nothing after it: two minutes at most.
 	w := Windows(runs[:1])[0]

@@ -64,6 +64,7 @@ var (
 		{Match: "Read", Run: plangate.RecordRead},                 // the pages of its input file the critic was shown
 		{Match: "Agent|Task", Run: plangate.RecordAgent},
 		{Match: "Agent|Task", Run: verifygate.RecordAgent}, // a background subagent: the session's background task
+		{Match: "Skill", Run: verifygate.RecordSkillShell}, // a skill's inline commands ran in its call (before 2.1.332 no hook sees them)
 		{Match: "Bash", Run: verifygate.RecordBash},
 		{Match: "Bash", Run: contracts.PostBash},         // artifacts a command wrote
 		{Match: "Bash", Run: plangate.AfterRodinCommand}, // the skill's writes the sandbox keeps from Bash
@@ -81,7 +82,8 @@ var (
 	}
 	UserPromptSubmit = []Route[hookio.PostOutcome]{
 		{Match: "", Run: verifygate.WaiveFromPrompt},
-		{Match: "", Run: plangate.Thaw}, // a person typed: no approval dialog is open
+		{Match: "", Run: plangate.Thaw},                 // a person typed: no approval dialog is open
+		{Match: "", Run: verifygate.RecordSlashCommand}, // a slash command's inline shell commands run after it
 	}
 	// A dialog that would wait for a person, answered for unattended roles.
 	PermissionRequest = []Route[hookio.PostOutcome]{

@@ -121,6 +121,19 @@ func RecordSkillShell(in hookio.Input, getenv func(string) string) hookio.PostOu
 	return hookio.PostOutcome{}
 }
 
+// RecordSlashCommand is the UserPromptSubmit route for a prompt that is a
+// slash command: on releases before 2.1.332 a skill's inline shell
+// commands reach no hook, so the command's invocation opens the window
+// they run in (until the session's next run). Any other prompt costs a
+// byte test.
+func RecordSlashCommand(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	prompt, _, _ := in.Field("prompt")
+	if p := strings.TrimSpace(prompt); !strings.HasPrefix(p, "/") || strings.HasPrefix(p, WaiveCommand) {
+		return hookio.PostOutcome{}
+	}
+	return RecordSkillShell(in, getenv)
+}
+
 // RecordQA records a rodin:qa-engineer run from its SubagentStop: the
 // prompt it was started with (from its transcript) and whether its answer
 // passed: the last line is VERIFICATION_PASS and no row of its AC table
