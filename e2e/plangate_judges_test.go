@@ -379,3 +379,30 @@ func testSkillShellTickJudged(t *testing.T, rel claudecli.Release) {
 	}
 	t.Logf("Claude Code %s: stop blocked for the skill's tick: %v; tasks.md:\n%s", rel.Version, blocked, tasks)
 }
+
+// 9. Claude Code 2.1.332 ignores onFailure on the stop events: a stop hook
+// that crashes must block by itself. With the crash seam on, the stop is
+// blocked once, saying so, and the next stop goes through.
+func TestStopHookCrashBlocks(t *testing.T) { eachRelease(t, testStopHookCrashBlocks) }
+
+func testStopHookCrashBlocks(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{say("Done."), say("Done, and I checked the stop hook's note.")}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", env: []string{"RODIN_TEST_CRASH=stop"}})
+	s.prompt("Say done.")
+	s.waitStep(1)
+	const reason = "[rodin] rodin cannot check this stop (task boxes, artifact contracts): it failed (internal error: RODIN_TEST_CRASH)"
+	found := false
+	for _, r := range srv.mainRequests() {
+		if strings.Contains(string(r), reason) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no request to the model carries the stop hook's block %q\n%s", reason, srv.summary())
+	}
+	time.Sleep(2 * time.Second)
+	if n := srv.stepsAnswered(); n != 2 {
+		t.Errorf("the model was asked for %d steps, want 2 (blocked once, then let through)", n)
+	}
+}
