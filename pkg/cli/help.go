@@ -175,7 +175,8 @@ terminal it checks the commands but records nothing (the gate trusts only
 what Claude Code reports).
 
 Flags:
-  --timeout D   per command (default 5m, or "timeout" in .rodin/config.json)
+  --timeout D   per command (default 9m30s, under the Bash tool's 10-minute
+                most; or "timeout" under "verify" in .rodin/config.json)
 
 Exit status: 0 pass, 1 fail. Example:
   rodin verify V4 specs/auth/tasks.md

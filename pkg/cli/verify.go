@@ -133,6 +133,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// defaultVerifyTimeout is a command's timeout in `rodin verify`: under the
+// longest timeout Claude Code's Bash tool allows (10 minutes), which the
+// skill asks for, so that rodin's own timeout, which says what to do, comes
+// first.
+const defaultVerifyTimeout = 9*time.Minute + 30*time.Second
+
 func runVerify(e *env, args []string) error {
 	var timeout time.Duration
 	pos, err := flags("verify", args, func(fs *flag.FlagSet) { fs.DurationVar(&timeout, "timeout", 0, "per-command timeout") })
@@ -147,7 +153,7 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	if timeout <= 0 {
-		timeout = 5 * time.Minute
+		timeout = defaultVerifyTimeout
 		if d, err := time.ParseDuration(s.Config.Timeout); err == nil && d > 0 {
 			timeout = d
 		}
@@ -195,6 +201,7 @@ func runVerify(e *env, args []string) error {
 		case res.timedOut:
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c.Run, timeout)
+			fmt.Fprintf(e.stdout, "  a longer suite: `rodin verify --timeout 20m …` (run it with the Bash tool's timeout at its 600000 ms most, or in a terminal), or \"timeout\" under \"verify\" in %s\n", project.ConfigFile)
 		case res.exit == 0:
 			passed++
 			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c.Run, res.took.Round(10*time.Millisecond))

@@ -49,7 +49,8 @@ type Config struct {
 	// besides the task files, hidden directories, node_modules and the
 	// root .gitignore's patterns.
 	Ignore []string `json:"ignore,omitempty"`
-	// Timeout is `rodin verify`'s default per-command timeout ("5m").
+	// Timeout is `rodin verify`'s default per-command timeout (9m30s, under
+	// the Bash tool's 10 minutes, when unset).
 	Timeout string `json:"timeout,omitempty"`
 }
 

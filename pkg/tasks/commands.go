@@ -14,15 +14,15 @@ import (
 func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Command, string) {
 	verify := labelled(item, first, src, "verify")
 	if verify != nil {
-		if cs := spans(verify, src, FromVerifyLine); len(cs) > 0 {
+		if cs := checks(spans(verify, src, FromVerifyLine)); len(cs) > 0 {
 			return cs, ""
 		}
-		if cs := blockUnder(verify, src); len(cs) > 0 {
+		if cs := checks(blockUnder(verify, src)); len(cs) > 0 {
 			return cs, ""
 		}
 	}
 	if done := labelled(item, first, src, "done when"); done != nil {
-		if cs := spans(done, src, FromDoneWhen); len(cs) > 0 {
+		if cs := checks(spans(done, src, FromDoneWhen)); len(cs) > 0 {
 			return cs, ""
 		}
 	}
@@ -32,23 +32,72 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			out = append(out, Command{c, FromTitleCode})
 		}
 	}
+	out = checks(out)
 	if len(out) > 0 {
 		return out, ""
 	}
 	prose := ""
 	if after := t.afterColon(); after != "" {
-		if CommandLine(after) {
-			return []Command{{after, FromTitleText}}, ""
+		if cs := checks([]Command{{after, FromTitleText}}); len(cs) > 0 && CommandLine(after) {
+			return cs, ""
 		}
 		prose = after
 	}
 	if verify != nil && refersToSteps(plain(verify, src)) {
 		if do := labelled(item, first, src, "do"); do != nil {
 			out = spans(do, src, FromDoSteps)
-			out = append(out, nested(do, src, FromDoSteps)...)
+			out = checks(append(out, nested(do, src, FromDoSteps)...))
 		}
 	}
 	return out, prose
+}
+
+// checks are the commands of cs a task is checked by: a template's
+// placeholder (`{{lint cmd}}`) is no command, and commands that cannot fail
+// (`echo VE1_PASS`, `true`, `:`) prove nothing whatever the code does, so a
+// task whose commands are all such is judged like a task that names none
+// (beside a real check, one is harmless and kept).
+func checks(cs []Command) []Command {
+	out := cs[:0:0]
+	real := false
+	for _, c := range cs {
+		if !Template(c.Run) {
+			out = append(out, c)
+			real = real || !CannotFail(c.Run)
+		}
+	}
+	if !real {
+		return nil
+	}
+	return out
+}
+
+// CannotFail reports whether every part of a command line (between && ||
+// ; | outside quotes) is a program that exits 0 whatever it is given:
+// echo, printf, true, :, yes.
+func CannotFail(c string) bool {
+	parts, ok := splitOperators(c)
+	if !ok {
+		return false
+	}
+	for _, p := range parts {
+		switch FirstWord(p) {
+		case "echo", "printf", "true", ":", "yes":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Template reports whether a command holds a template's placeholder, as
+// spec templates write them ({{lint cmd}}): a template's task is no check
+// to run.
+func Template(c string) bool {
+	if i := strings.Index(c, "{{"); i >= 0 && strings.Contains(c[i:], "}}") {
+		return true
+	}
+	return false
 }
 
 // labelled finds the block of the task (not of a sub-task) that starts
