@@ -201,7 +201,7 @@ func runVerify(e *env, args []string) error {
 		case res.timedOut:
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL  %s  (timed out after %v; its process group was killed)\n", c.Run, timeout)
-			fmt.Fprintf(e.stdout, "  a longer suite: `rodin verify --timeout 20m …` (run it with the Bash tool's timeout at its 600000 ms most, or in a terminal), or \"timeout\" under \"verify\" in %s\n", project.ConfigFile)
+			fmt.Fprintf(e.stdout, "  a longer suite: `rodin verify --timeout 20m %s %s` (run it with the Bash tool's timeout at its 600000 ms most, or in a terminal), or \"timeout\" under \"verify\" in %s\n", verifygate.ShellArg(t.Ref), verifygate.ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))), project.ConfigFile)
 		case res.exit == 0:
 			passed++
 			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c.Run, res.took.Round(10*time.Millisecond))

@@ -172,7 +172,10 @@ func refs(ts []Task) {
 		id := ts[i].ID
 		seen[id]++
 		ref := id
-		if count[id] > 1 {
+		switch {
+		case id == "":
+			ref = fmt.Sprintf("@line%d", ts[i].Line) // a task with no id: named by its place
+		case count[id] > 1:
 			ref = fmt.Sprintf("%s#%d", id, seen[id])
 		}
 		if taken[ref] || (ref != id && count[ref] > 0) {

@@ -96,13 +96,29 @@ func (t title) leading() (id, n int) {
 	return id, n
 }
 
-// id splits the id off the title as written: the first word, without the
-// emphasis around it and a trailing dot ("1." is task 1); "" when the
-// title starts with a tag.
+// id splits the id off the title as written: the first word after any
+// leading tags, without the emphasis around it and a trailing dot ("1." is
+// task 1); "" when there is none.
 func (t title) id(raw string) (id, rest string) {
 	at, _ := t.leading()
-	if at != 0 {
+	if at < 0 {
 		return "", raw
+	}
+	if at > 0 {
+		// Tags before the id (spec-kit: "[P] T007 …", "[VERIFY] T004 …"):
+		// the id is the word after them, and the tags stay in the rest.
+		f := strings.Fields(raw)
+		if at >= len(f) {
+			return "", raw
+		}
+		pos := 0
+		for i := 0; i <= at; i++ {
+			pos += strings.Index(raw[pos:], f[i])
+			if i < at {
+				pos += len(f[i])
+			}
+		}
+		return cleanID(f[at]), strings.TrimSpace(strings.TrimSpace(raw[:pos]) + " " + strings.TrimSpace(raw[pos+len(f[at]):]))
 	}
 	first, rest, _ := strings.Cut(raw, " ")
 	if f := strings.Fields(raw); len(f) > 0 {

@@ -733,7 +733,10 @@ func (s *Session) fixRun(vs []Verdict) string {
 			}
 		}
 		if needsCmd || v.NoCheck {
-			cmds = append(cmds, fmt.Sprintf("`rodin verify %s %s`", v.Task.Ref, v.File))
+			// Runnable as printed, from wherever the agent's shell is: the
+			// id quoted when the shell would read it otherwise ("#1"), the
+			// task file's path absolute.
+			cmds = append(cmds, fmt.Sprintf("`rodin verify %s %s`", ShellArg(v.Task.Ref), ShellArg(filepath.Join(s.Root, filepath.FromSlash(v.File)))))
 		}
 		if needsQA {
 			qa = append(qa, fmt.Sprintf("`/rodin:verify %s %s`", v.Task.Ref, v.File))
@@ -752,4 +755,15 @@ func (s *Session) fixRun(vs []Verdict) string {
 		b.WriteString("have the acceptance criteria checked with " + strings.Join(qa, ", "))
 	}
 	return b.String()
+}
+
+// ShellArg is s as one shell word: as it is when it holds only characters
+// no shell reads specially, else in single quotes.
+func ShellArg(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-:+@%=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
