@@ -15,6 +15,11 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	verify := labelled(item, first, src, "verify")
 	if verify != nil {
 		if cs := checks(spans(verify, src, FromVerifyLine)); len(cs) > 0 {
+			// "Both via `scripts/dotnet`": a program named alone, when the
+			// Do steps run it with arguments, stands for those commands.
+			if do := doSteps(item, first, src); bareOf(cs, do) {
+				return do, ""
+			}
 			return cs, ""
 		}
 		if cs := checks(blockUnder(verify, src)); len(cs) > 0 {
@@ -43,13 +48,44 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 		prose = after
 	}
+	// A Verify line that names no whole command ("Both via the Do steps",
+	// "No emhass-related test failures", "All 12 checks pass") points at
+	// the Do steps: their commands are the check.
 	if verify != nil && refersToSteps(plain(verify, src)) {
-		if do := labelled(item, first, src, "do"); do != nil {
-			out = spans(do, src, FromDoSteps)
-			out = checks(append(out, nested(do, src, FromDoSteps)...))
-		}
+		out = doSteps(item, first, src)
 	}
 	return out, prose
+}
+
+// doSteps are the commands of the task's **Do** block.
+func doSteps(item *ast.ListItem, first ast.Node, src []byte) []Command {
+	do := labelled(item, first, src, "do")
+	if do == nil {
+		return nil
+	}
+	return checks(append(spans(do, src, FromDoSteps), nested(do, src, FromDoSteps)...))
+}
+
+// bareOf reports whether every command of cs is a program alone that some
+// command of do runs with arguments.
+func bareOf(cs, do []Command) bool {
+	if len(do) == 0 {
+		return false
+	}
+	for _, c := range cs {
+		if len(strings.Fields(c.Run)) != 1 {
+			return false
+		}
+		found := false
+		for _, d := range do {
+			f := strings.Fields(d.Run)
+			found = found || len(f) > 1 && f[0] == c.Run
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // checks are the commands of cs a task is checked by: a template's
@@ -122,7 +158,16 @@ func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.
 		}
 		if em, ok := n.FirstChild().(*ast.Emphasis); ok && em.Level == 2 {
 			name := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain(em, src)), ":")))
-			if name == label {
+			if names(label)[name] {
+				found = n
+				return ast.WalkStop, nil
+			}
+		}
+		// A plain label ("- Verification: `node --test …`"): the words
+		// before the paragraph's first colon, when they are the label.
+		if tx, ok := n.FirstChild().(*ast.Text); ok && label == "verify" {
+			head, _, colon := strings.Cut(string(tx.Segment.Value(src)), ":")
+			if colon && names(label)[strings.ToLower(strings.TrimSpace(head))] {
 				found = n
 				return ast.WalkStop, nil
 			}
@@ -130,6 +175,15 @@ func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.
 		return ast.WalkSkipChildren, nil
 	})
 	return found
+}
+
+// names are the ways tasks write a label: **Verify**, **Verification**,
+// Verification: …
+func names(label string) map[string]bool {
+	if label == "verify" {
+		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true}
+	}
+	return map[string]bool{label: true}
 }
 
 func isTaskItem(li *ast.ListItem) bool {
@@ -234,11 +288,19 @@ func continues(l string) bool {
 	return false
 }
 
-// refersToSteps reports whether a Verify line that names no command points
-// at the task's steps ("All commands exit 0", "both steps pass").
+// refersToSteps reports whether a Verify line that names no whole command
+// points at the task's steps ("All commands exit 0", "both steps pass",
+// "Both via the Do steps") or at their outcome ("No emhass-related test
+// failures", "All 12 checks pass"), rather than at something a person
+// looks at ("Confirm the calls appear together").
 func refersToSteps(s string) bool {
 	s = strings.ToLower(s)
-	return strings.Contains(s, "command") || strings.Contains(s, "step") || strings.Contains(s, "above")
+	for _, w := range []string{"command", "step", "above", "via", "pass", "fail", "green", "exit 0", "succeed", "error"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // qualitySection reads the commands of a "Quality Commands" section: its

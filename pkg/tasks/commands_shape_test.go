@@ -1,0 +1,43 @@
+package tasks
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCommandsIssue33: the shapes of issue 33 (2, 3, 4, 11), in our own
+// words: a plain Verification list item, a Verify line that names the
+// program the Do steps run, a Verify line about the steps' outcome, a
+// check that cannot fail, a template's placeholder.
+func TestCommandsIssue33(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command
+	}{
+		{"plain Verification item", "- [ ] 3.4 [VERIFY] Parser\n  - Implement the parser\n  - Verification: `node --test test/parser.test.js`\n",
+			[]Command{{"node --test test/parser.test.js", FromVerifyLine}}},
+		{"plain Verify item", "- [ ] V2 [VERIFY] Lint\n  - Verify: `ruff check src`\n",
+			[]Command{{"ruff check src", FromVerifyLine}}},
+		{"bold Verification", "- [ ] V3 [VERIFY] Types\n  - **Verification**: `mypy src`\n",
+			[]Command{{"mypy src", FromVerifyLine}}},
+		{"program named alone, Do steps run it", "- [ ] V4 [VERIFY] Build and test\n  - **Do**:\n    1. `scripts/dotnet build App.sln`\n    2. `scripts/dotnet test App.sln`\n  - **Verify**: Both via `scripts/dotnet`\n",
+			[]Command{{"scripts/dotnet build App.sln", FromDoSteps}, {"scripts/dotnet test App.sln", FromDoSteps}}},
+		{"outcome of the Do steps", "- [ ] V5 [VERIFY] Sensor tests\n  - **Do**: run `pytest tests/sensors -q`\n  - **Verify**: No sensor-related test failures\n",
+			[]Command{{"pytest tests/sensors -q", FromDoSteps}}},
+		{"all N checks pass", "- [ ] V6 [VERIFY] Gate\n  - **Do**: `make lint` then `make test`\n  - **Verify**: All 2 checks pass\n",
+			[]Command{{"make lint", FromDoSteps}, {"make test", FromDoSteps}}},
+		{"a check that cannot fail", "- [ ] VE1 [VERIFY] E2E\n  - **Verify**: Script asserting all conditions → `echo VE1_PASS`\n", nil},
+		{"a template's placeholder", "- [ ] T1 [VERIFY] Lint\n  - **Verify**: `{{lint cmd}}`\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := Parse([]byte(tc.src))
+			if len(ts) == 0 || !ts[0].Verify {
+				t.Fatalf("no verification task: %+v", ts)
+			}
+			if d := cmp.Diff(tc.want, ts[0].Commands); d != "" {
+				t.Errorf("commands (-want +got):\n%s", d)
+			}
+		})
+	}
+}
