@@ -327,6 +327,7 @@ type taskView struct {
 	QA       *checkView      `json:"qa,omitempty"`
 	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
 	Asked    *ledger.Waiver  `json:"waiver_requested,omitempty"` // the agent's request, pending the user's confirmation
+	Manual   bool            `json:"manual,omitempty"`           // a person checks it: only the user's waiver ticks it
 	Gate     string          `json:"gate,omitempty"`             // "allow" or "deny": what the gate decides for its box
 	TickedBy string          `json:"ticked_by,omitempty"`        // who ticked a checked verification box, as the session's record has it
 	Problems string          `json:"problems,omitempty"`
@@ -400,7 +401,7 @@ func runTasks(e *env, args []string) error {
 			if tv.File != v.File || tv.Line != v.Task.Line {
 				continue
 			}
-			tv.Waiver = v.Need.Waiver
+			tv.Waiver, tv.Manual = v.Need.Waiver, v.Need.Manual
 			if v.Need.Waiver == nil {
 				tv.Asked = v.Need.Asked
 			}
@@ -483,6 +484,9 @@ func runTasks(e *env, args []string) error {
 		}
 		if v.QA != nil {
 			fmt.Fprintf(e.stdout, "        %-7s a rodin:qa-engineer run%s\n", v.QA.State, detail(*v.QA))
+		}
+		if v.Manual && v.Waiver == nil {
+			fmt.Fprintf(e.stdout, "        needs a person: the user checks it and waives it (`%s %s %s WHAT YOU CHECKED`)\n", verifygate.WaiveCommand, v.Ref, v.File)
 		}
 		if v.Waiver != nil {
 			fmt.Fprintf(e.stdout, "        waived: %s\n", v.Waiver.Reason)

@@ -77,6 +77,11 @@ type Task struct {
 	// AC is set for a verification task that checks acceptance criteria
 	// (the AC checklist): it needs a qa-engineer run.
 	AC bool
+	// Manual is set for a verification task that a person checks (an id
+	// or tag that says manual, "operator-verified", "verify manually"):
+	// with no command of its own it needs a person, never the project's
+	// quality commands.
+	Manual bool
 	// Prose is the title's text after its colon when it was not read as a
 	// command (so messages can say why it was not run).
 	Prose string
@@ -209,7 +214,26 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
 	t.Commands, t.Prose = commands(item, first, title, src)
+	t.Manual = manual(t.ID, t.Kind, strings.ToLower(t.Text))
 	return t, true
+}
+
+// manual reports whether a verification task says a person checks it:
+// its id or kind names it (VE-manual, [VERIFY:MANUAL]), or its text does
+// ("operator-verified", "manual verification", "verify manually", "by
+// hand"). An ordinary word "manual" in a title ("Update the manual") is not
+// enough.
+func manual(id, kind, text string) bool {
+	if strings.Contains(strings.ToLower(id), "manual") || strings.EqualFold(kind, "manual") {
+		return true
+	}
+	for _, p := range []string{"operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
+		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification"} {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // plain is the text of an inline node's children.

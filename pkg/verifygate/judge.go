@@ -142,6 +142,9 @@ type Need struct {
 	// Quality is set when Commands are quality commands (the task file's
 	// Quality Commands section, else rodin checks): the task names none.
 	Quality bool
+	// Manual is set for a task a person checks that names no command and
+	// no acceptance checklist: only the user's waiver ticks it.
+	Manual bool
 	// Prose is the title's text after its colon when it was not read as a
 	// command: messages say it was not run.
 	Prose string
@@ -282,7 +285,11 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		add(snapCommands(*sn))
 		n.QA = n.QA || sn.AC
 	}
-	if len(n.Commands) == 0 && !n.QA {
+	switch {
+	case len(n.Commands) == 0 && !n.QA && t.Manual:
+		// A person checks it: no command of the project stands for that.
+		n.Manual = true
+	case len(n.Commands) == 0 && !n.QA:
 		add(s.qualityOf(file))
 		n.Quality = true
 	}
@@ -381,7 +388,7 @@ func (v Verdict) OK() bool {
 	if v.Need.Waiver != nil {
 		return true
 	}
-	if v.NoCheck {
+	if v.NoCheck || v.Need.Manual {
 		return false
 	}
 	for _, f := range v.Findings {
@@ -404,7 +411,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	var refs []*Finding
 	for _, it := range items {
 		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task), Damaged: s.Damaged}
-		if len(v.Need.Commands) == 0 && !v.Need.QA {
+		if len(v.Need.Commands) == 0 && !v.Need.QA && !v.Need.Manual {
 			v.NoCheck = true
 		}
 		for _, c := range v.Need.Commands {
@@ -658,6 +665,9 @@ func (v Verdict) Explain() string {
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
+	if v.Need.Manual {
+		parts = append(parts, "it is checked by a person (it says so, and names no command): no command can stand for that, so only the user can tick it, by waiving it with what they checked")
+	}
 	for _, f := range v.Findings {
 		what := "`" + f.Command + "` (" + string(f.Source) + ")"
 		if f.Command == "" {
@@ -720,7 +730,7 @@ func oneLineTail(s string) string {
 // the edit gate with "then tick the box again", the stop hook with "or
 // untick the box".
 func (s *Session) fixRun(vs []Verdict) string {
-	var cmds, qa []string
+	var cmds, qa, person []string
 	for _, v := range vs {
 		needsCmd, needsQA := false, false
 		for _, f := range v.Findings {
@@ -741,6 +751,9 @@ func (s *Session) fixRun(vs []Verdict) string {
 		if needsQA {
 			qa = append(qa, fmt.Sprintf("`/rodin:verify %s %s`", v.Task.Ref, v.File))
 		}
+		if v.Need.Manual && v.Need.Waiver == nil {
+			person = append(person, fmt.Sprintf("`%s %s %s WHAT YOU CHECKED`", WaiveCommand, v.Task.Ref, v.File))
+		}
 	}
 	sort.Strings(cmds)
 	var b strings.Builder
@@ -753,6 +766,12 @@ func (s *Session) fixRun(vs []Verdict) string {
 			b.WriteString("; ")
 		}
 		b.WriteString("have the acceptance criteria checked with " + strings.Join(qa, ", "))
+	}
+	if len(person) > 0 {
+		if len(cmds)+len(qa) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("ask the user to check it and, when it holds, to type " + strings.Join(person, ", ") + " in Claude Code (no agent can: leave the box open meanwhile; an unattended loop goes on with other tasks)")
 	}
 	return b.String()
 }
