@@ -188,12 +188,18 @@ func runVerify(e *env, args []string) error {
 	}
 	passed, failed := 0, 0
 	for _, c := range need.Commands {
-		if w, ok := runnable(s.Root, c.Run); !ok {
+		// From the root, or, in a monorepo, from the task file's package
+		// when the command's files are there and not at the root.
+		dir := tasks.RunDir(s.Root, rel, c.Run)
+		if dir != s.Root {
+			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package: its files are not at the root)\n", c.Run, dir)
+		}
+		if w, ok := runnable(dir, c.Run); !ok {
 			failed++
 			fmt.Fprintf(e.stdout, "FAIL  %s  (not a command: %q is neither a program on PATH nor a file in the project)\n", c.Run, w)
 			continue
 		}
-		res := runTaskCommand(s.Root, c.Run, timeout)
+		res := runTaskCommand(dir, c.Run, timeout)
 		switch {
 		case res.skipped:
 			failed++

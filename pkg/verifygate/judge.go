@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -520,7 +521,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			continue
 		}
 		got := Normalize(r.Command)
-		if got == want && s.sameDir(r.Cwd) {
+		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) {
 			return r, ""
 		}
 		// rodin verify runs the task's commands from the project root
@@ -534,6 +535,17 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 
 func (s *Session) sameDir(cwd string) bool {
 	return cwd == "" || filepath.Clean(cwd) == s.Root
+}
+
+// inPackage reports whether cwd is the directory the task file's command
+// runs in when that is its package and not the root (tasks.RunDir): in a
+// monorepo, `sh check.sh` of packages/api/tasks.md runs there.
+func (s *Session) inPackage(cwd, file, c string) bool {
+	if cwd == "" {
+		return false
+	}
+	dir := tasks.RunDir(s.Root, file, c)
+	return dir != s.Root && filepath.Clean(cwd) == dir
 }
 
 func (s *Session) inProject(cwd string) bool {
@@ -730,7 +742,7 @@ func oneLineTail(s string) string {
 // the edit gate with "then tick the box again", the stop hook with "or
 // untick the box".
 func (s *Session) fixRun(vs []Verdict) string {
-	var cmds, qa, person []string
+	var cmds, qa, person, dirs []string
 	for _, v := range vs {
 		needsCmd, needsQA := false, false
 		for _, f := range v.Findings {
@@ -740,6 +752,11 @@ func (s *Session) fixRun(vs []Verdict) string {
 				} else {
 					needsCmd = true
 				}
+			}
+		}
+		for _, c := range v.Need.Commands {
+			if d := tasks.RunDir(s.Root, v.File, c.Run); !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
 			}
 		}
 		if needsCmd || v.NoCheck {
@@ -759,7 +776,10 @@ func (s *Session) fixRun(vs []Verdict) string {
 	var b strings.Builder
 	b.WriteString("To fix: ")
 	if len(cmds) > 0 {
-		b.WriteString("run " + strings.Join(cmds, ", ") + " through Bash (or each command exactly as written, from " + s.Root + "), fix what fails")
+		if len(dirs) == 0 {
+			dirs = []string{s.Root}
+		}
+		b.WriteString("run " + strings.Join(cmds, ", ") + " through Bash (or each command exactly as written, from " + strings.Join(dirs, " or ") + "), fix what fails")
 	}
 	if len(qa) > 0 {
 		if len(cmds) > 0 {
