@@ -358,6 +358,11 @@ type Waiver struct {
 	// user confirms it).
 	By      string `json:"by,omitempty"`
 	Pending bool   `json:"pending,omitempty"`
+	// Commands, when set, make it no waiver of the checks: the user
+	// accepts the task's commands as they are now (normalized) in place of
+	// those it had when the session began (a typo the agent fixed). They
+	// must pass as any check does.
+	Commands []string `json:"commands,omitempty"`
 }
 
 func waiversPath(data string) string { return filepath.Join(Dir(data), "waivers.json") }

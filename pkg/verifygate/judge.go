@@ -146,6 +146,10 @@ type Need struct {
 	// Manual is set for a task a person checks that names no command and
 	// no acceptance checklist: only the user's waiver ticks it.
 	Manual bool
+	// Changed is set when a command the task had when the session began is
+	// gone from it (a fixed typo, or a weakened check): those still stand
+	// until the user accepts the task's commands as they are.
+	Changed bool
 	// Prose is the title's text after its colon when it was not read as a
 	// command: messages say it was not run.
 	Prose string
@@ -254,6 +258,18 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	n := Need{Prose: t.Prose}
 	n.Waiver, n.Asked = s.waiver(file, t)
+	// The user's acceptance of the task's commands as they stand is no
+	// waiver: it drops the commands of the session's start, if the task's
+	// commands are still the ones accepted.
+	var accepted []string
+	if n.Waiver != nil && len(n.Waiver.Commands) > 0 {
+		accepted, n.Waiver = n.Waiver.Commands, nil
+	}
+	current := make([]string, len(t.Commands))
+	for i, c := range t.Commands {
+		current[i] = Normalize(c.Run)
+	}
+	keepStart := accepted == nil || !slices.Equal(accepted, current)
 	seen := map[string]bool{}
 	add := func(cs []tasks.Command) {
 		for _, c := range cs {
@@ -283,7 +299,16 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		}
 	}
 	for _, sn := range sns {
-		add(snapCommands(*sn))
+		start := snapCommands(*sn)
+		if !keepStart {
+			continue
+		}
+		for _, c := range start {
+			if !slices.Contains(current, Normalize(c.Run)) {
+				n.Changed = true // a command of the session's start is gone from the task
+			}
+		}
+		add(start)
 		n.QA = n.QA || sn.AC
 	}
 	switch {
@@ -676,6 +701,9 @@ func (v Verdict) Explain() string {
 	}
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
+	}
+	if v.Need.Changed && v.Need.Waiver == nil {
+		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
 	}
 	if v.Need.Manual {
 		parts = append(parts, "it is checked by a person (it says so, and names no command): no command can stand for that, so only the user can tick it, by waiving it with what they checked")

@@ -22,6 +22,11 @@ import (
 // not fire for skills the model runs.
 const WaiveCommand = "/rodin:waive"
 
+// AcceptCommands, as a waiver's reason (`/rodin:waive V1 tasks.md
+// --commands`), accepts the task's commands as they stand in place of
+// those it had when the session began: no waiver of its checks.
+const AcceptCommands = "--commands"
+
 // WaiveFromPrompt records a waiver the user typed. Any other prompt gets
 // nothing (a prefix test: it runs on every prompt).
 func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
@@ -47,11 +52,29 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		file, args = args[1], args[1:]
 	}
 	reason := strings.Join(args[1:], " ")
+	accept := reason == AcceptCommands
 	rel, t, err := s.FindTask(id, file, in.Cwd())
 	if te, ok := err.(*TaskError); ok && te.Hint != "" {
 		return say("Nothing was waived: %v; %s.", err, te.Hint)
 	} else if err != nil {
 		return say("Nothing was waived: %v.", err)
+	}
+	if accept {
+		// Not a waiver: the task's commands as they stand replace those of
+		// the session's start, and must pass.
+		var cmds, shown []string
+		for _, c := range t.Commands {
+			cmds, shown = append(cmds, Normalize(c.Run)), append(shown, "`"+c.Run+"`")
+		}
+		if len(cmds) == 0 {
+			return say("Nothing was accepted: %s (%s) names no command now.", t.Name(), rel)
+		}
+		w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: "the user accepts its commands as they stand: " + strings.Join(shown, ", "),
+			Time: time.Now().UnixNano(), By: "prompt", Commands: cmds}
+		if err := ledger.AddWaiver(s.Data, w); err != nil {
+			return say("Nothing was accepted: %v.", err)
+		}
+		return say("The user accepted the commands of %s (%s) as they stand: %s, in place of those it had when the session began. They must pass as any check does.", t.Name(), rel, strings.Join(shown, ", "))
 	}
 	ws, err := ledger.Waivers(s.Data)
 	if err != nil {
