@@ -406,3 +406,49 @@ func testStopHookCrashBlocks(t *testing.T, rel claudecli.Release) {
 		t.Errorf("the model was asked for %d steps, want 2 (blocked once, then let through)", n)
 	}
 }
+
+// Issue 33 for the honest agent in a real session (1, 6, 9): a spec-kit
+// task with its tag before the id, in a package of a monorepo, whose
+// command is in the package. The deny names the task and says what to run;
+// the agent runs exactly the suggested command through Bash (allowed as an
+// unattended loop must allow it) from a subdirectory it cd'ed into, and the
+// tick then goes through.
+func TestVerifyMonorepoSpecKit(t *testing.T) { eachRelease(t, testVerifyMonorepoSpecKit) }
+
+func testVerifyMonorepoSpecKit(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	tick := func(*server, int) []block {
+		return []block{tool("Edit", map[string]any{"file_path": project + "/packages/api/tasks.md", "old_string": "- [ ] [VERIFY] T004", "new_string": "- [x] [VERIFY] T004"})}
+	}
+	suggested := func(s *server, _ int) []block {
+		r, _ := s.result("Edit", 0)
+		i := strings.Index(r.Text, "`rodin verify ")
+		cmd := ""
+		if i >= 0 {
+			cmd = r.Text[i+1:]
+			cmd = cmd[:strings.IndexByte(cmd, '`')]
+		}
+		return []block{tool("Bash", map[string]any{"command": "cd src && " + cmd, "description": "verify", "timeout": 600000})}
+	}
+	srv.main = []turn{tick, suggested, tick, say("T004 is verified.")}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(rodin verify:*)", "Bash(cd src && rodin verify:*)"}, files: map[string]string{
+		"packages/api/tasks.md":     "# Tasks\n\n- [ ] [VERIFY] T004 Contract tests `sh check.sh`\n- [ ] [P] T007 Write the model\n",
+		"packages/api/check.sh":     "echo contract tests passed\n",
+		"packages/api/package.json": "{\"name\": \"api\"}\n",
+		"src/main.go":               "package main\n",
+	}})
+	project = s.project
+	s.prompt("Work through packages/api/tasks.md.")
+	first := s.waitResult("Edit", 0)
+	if !first.IsError || !strings.Contains(first.Text, "T004 [VERIFY] Contract tests") || !strings.Contains(first.Text, "`rodin verify T004 "+project+"/packages/api/tasks.md`") {
+		t.Fatalf("the first tick: is_error=%v %s", first.IsError, first.Text)
+	}
+	run := s.waitResult("Bash", 0)
+	if run.IsError || !strings.Contains(run.Text, "VERIFICATION_PASS") || !strings.Contains(run.Text, "packages/api (the task file's package") {
+		t.Fatalf("the suggested command, run from src: %+v", run)
+	}
+	if second := s.waitResult("Edit", 1); second.IsError {
+		t.Fatalf("the tick after the suggested command passed: %s", second.Text)
+	}
+}

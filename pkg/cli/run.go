@@ -25,8 +25,18 @@ type commandResult struct {
 
 // runTaskCommand runs one command through sh from root, with its output
 // kept to the last lines, and kills its process group at the timeout.
+// shellCommand runs a task's command line with bash and pipefail when bash
+// is there: `pytest | tail -20` then fails when pytest fails, as a check
+// must (without it, tail's exit is the line's). sh otherwise.
+func shellCommand(command string) *exec.Cmd {
+	if bash, err := exec.LookPath("bash"); err == nil {
+		return exec.Command(bash, "-o", "pipefail", "-c", command)
+	}
+	return exec.Command("sh", "-c", command)
+}
+
 func runTaskCommand(root, command string, timeout time.Duration) commandResult {
-	cmd := exec.Command("sh", "-c", command)
+	cmd := shellCommand(command)
 	cmd.Dir = root
 	out := &tailBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

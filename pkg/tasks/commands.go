@@ -126,6 +126,50 @@ func CannotFail(c string) bool {
 	return true
 }
 
+// PipeHidesExit reports whether a command line pipes into a filter whose
+// exit is the line's (tail, head, cat, sort, uniq, wc, tee, less, more,
+// column) without pipefail: run so, it succeeds whatever the first
+// command does. rodin verify runs it with pipefail; a run of it anywhere
+// else proves nothing.
+func PipeHidesExit(c string) bool {
+	parts, ok := splitPipes(c)
+	if !ok || len(parts) < 2 || strings.Contains(c, "pipefail") {
+		return false
+	}
+	switch FirstWord(parts[len(parts)-1]) {
+	case "tail", "head", "cat", "sort", "uniq", "wc", "tee", "less", "more", "column":
+		return true
+	}
+	return false
+}
+
+// splitPipes splits a command line at single | outside quotes (not ||).
+func splitPipes(s string) (parts []string, ok bool) {
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '|' && i+1 < len(s) && s[i+1] == '|':
+			b.WriteString("||")
+			i++
+			continue
+		case c == '|':
+			parts = append(parts, b.String())
+			b.Reset()
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return append(parts, b.String()), quote == 0
+}
+
 // Template reports whether a command holds a template's placeholder, as
 // spec templates write them ({{lint cmd}}): a template's task is no check
 // to run.
@@ -372,7 +416,9 @@ func CommandLike(c string) bool {
 	case ShellBuiltin(w):
 		return true
 	case strings.ContainsRune(w, '/'):
-		return !documentExt(w)
+		// A directory named alone (`.cache/`) is a path in prose, not a
+		// program.
+		return !documentExt(w) && !(strings.HasSuffix(w, "/") && len(strings.Fields(c)) == 1)
 	case onPath(w):
 		return true
 	}

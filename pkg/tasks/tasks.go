@@ -228,7 +228,9 @@ func manual(id, kind, text string) bool {
 		return true
 	}
 	for _, p := range []string{"operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
-		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification"} {
+		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification",
+		"**verify**: manual", "verify: manual", "verification: manual", "manual review", "manual timing", "manual observation",
+		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection"} {
 		if strings.Contains(text, p) {
 			return true
 		}

@@ -89,11 +89,36 @@ func (t title) leading() (id, n int) {
 	if n < len(w) && (n == 0 || strings.ContainsAny(w[n], "0123456789")) && !strings.ContainsRune(w[n], codeMark) {
 		id = n
 		n++
+		// A second label between the id and the tags ("1.4 V1 [VERIFY]",
+		// "6.3.6 VE-WEEKLY [VERIFY]"): part of the leading words.
+		if n+1 < len(w) && isLabel(w[n]) && isTag(w[n+1]) {
+			n++
+		}
 	}
 	for n < len(w) && isTag(w[n]) {
 		n++
 	}
 	return id, n
+}
+
+// isLabel reports whether a word is a task label of its own: capitals,
+// digits and dashes, with a capital (V1, VE-WEEKLY, AC-2).
+func isLabel(w string) bool {
+	w = strings.Trim(w, "*_")
+	if w == "" || len(w) > 24 || strings.ContainsRune(w, codeMark) {
+		return false
+	}
+	upper := false
+	for _, r := range w {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return upper
 }
 
 // id splits the id off the title as written: the first word after any

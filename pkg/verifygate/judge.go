@@ -546,7 +546,10 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			continue
 		}
 		got := Normalize(r.Command)
-		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) {
+		// A line piped into a filter succeeds whatever its first command
+		// does, as Claude Code's Bash runs it: only rodin verify's run of
+		// it (with pipefail) speaks for it.
+		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// rodin verify runs the task's commands from the project root
@@ -716,6 +719,8 @@ func (v Verdict) Explain() string {
 		switch {
 		case f.Run == nil && f.Command == "":
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
+		case f.Run == nil && tasks.PipeHidesExit(f.Command):
+			parts = append(parts, what+" has not run through `rodin verify` in this session (it pipes into a filter, whose exit hides the first command's: only rodin verify, which runs it with pipefail, proves it)")
 		case f.Run == nil:
 			parts = append(parts, what+" has not run in this session")
 		case f.Command == "" && f.Run.Resumed:
