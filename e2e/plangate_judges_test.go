@@ -411,7 +411,7 @@ func testStopHookCrashBlocks(t *testing.T, rel claudecli.Release) {
 // task with its tag before the id, in a package of a monorepo, whose
 // command is in the package. The deny names the task and says what to run;
 // the agent runs exactly the suggested command through Bash (allowed as an
-// unattended loop must allow it) from a subdirectory it cd'ed into, and the
+// unattended loop must allow it) after a `cd` into a subdirectory, and the
 // tick then goes through.
 func TestVerifyMonorepoSpecKit(t *testing.T) { eachRelease(t, testVerifyMonorepoSpecKit) }
 
@@ -422,17 +422,20 @@ func testVerifyMonorepoSpecKit(t *testing.T, rel claudecli.Release) {
 		return []block{tool("Edit", map[string]any{"file_path": project + "/packages/api/tasks.md", "old_string": "- [ ] [VERIFY] T004", "new_string": "- [x] [VERIFY] T004"})}
 	}
 	suggested := func(s *server, _ int) []block {
-		r, _ := s.result("Edit", 0)
-		i := strings.Index(r.Text, "`rodin verify ")
+		denied := s.resultText("Edit") // called with s.mu held, as every turn is
+		i := strings.Index(denied, "`rodin verify ")
 		cmd := ""
 		if i >= 0 {
-			cmd = r.Text[i+1:]
+			cmd = denied[i+1:]
 			cmd = cmd[:strings.IndexByte(cmd, '`')]
 		}
-		return []block{tool("Bash", map[string]any{"command": "cd src && " + cmd, "description": "verify", "timeout": 600000})}
+		return []block{tool("Bash", map[string]any{"command": cmd, "description": "verify", "timeout": 600000})}
 	}
-	srv.main = []turn{tick, suggested, tick, say("T004 is verified.")}
-	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(rodin verify:*)", "Bash(cd src && rodin verify:*)"}, files: map[string]string{
+	cd := func(*server, int) []block {
+		return []block{tool("Bash", map[string]any{"command": "cd src", "description": "go to src"})}
+	}
+	srv.main = []turn{tick, cd, suggested, tick, say("T004 is verified.")}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(rodin verify:*)", "Bash(cd src)"}, files: map[string]string{
 		"packages/api/tasks.md":     "# Tasks\n\n- [ ] [VERIFY] T004 Contract tests `sh check.sh`\n- [ ] [P] T007 Write the model\n",
 		"packages/api/check.sh":     "echo contract tests passed\n",
 		"packages/api/package.json": "{\"name\": \"api\"}\n",
@@ -444,7 +447,7 @@ func testVerifyMonorepoSpecKit(t *testing.T, rel claudecli.Release) {
 	if !first.IsError || !strings.Contains(first.Text, "T004 [VERIFY] Contract tests") || !strings.Contains(first.Text, "`rodin verify T004 "+project+"/packages/api/tasks.md`") {
 		t.Fatalf("the first tick: is_error=%v %s", first.IsError, first.Text)
 	}
-	run := s.waitResult("Bash", 0)
+	run := s.waitResult("Bash", 1)
 	if run.IsError || !strings.Contains(run.Text, "VERIFICATION_PASS") || !strings.Contains(run.Text, "packages/api (the task file's package") {
 		t.Fatalf("the suggested command, run from src: %+v", run)
 	}
