@@ -455,3 +455,52 @@ func testVerifyMonorepoSpecKit(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("the tick after the suggested command passed: %s", second.Text)
 	}
 }
+
+// Issue 33 for the honest agent in a real session (5, 8): the agent fixes
+// a typo in a task's Verify command, runs the right command and ticks:
+// denied, the deny saying what the user confirms; the user types
+// `/rodin:waive V1 tasks.md --commands` and the tick goes through in the
+// same session. A manual task's tick is denied saying a person checks it,
+// never demanding the project's checks.
+func TestVerifyFixedCommandAndManual(t *testing.T) { eachRelease(t, testVerifyFixedCommandAndManual) }
+
+func testVerifyFixedCommandAndManual(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	edit := func(old, new string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": project + "/tasks.md", "old_string": old, "new_string": new})}
+		}
+	}
+	srv.main = []turn{
+		edit("`sh chek.sh`", "`sh check.sh`"), // 0: fix the typo
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": "sh check.sh", "description": "checks"})}
+		},
+		edit("- [ ] V1", "- [x] V1"),                    // 2: denied: the start's command stands
+		say("V1 needs you to accept the fixed command."), // 3
+		edit("- [ ] V1", "- [x] V1"),                    // 4: after the user's /rodin:waive … --commands
+		edit("- [ ] VE-manual", "- [x] VE-manual"),      // 5: denied: a person checks it
+		say("VE-manual is yours to check."),             // 6
+	}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(sh check.sh)"}, files: map[string]string{
+		"tasks.md":     "# Tasks\n\n- [ ] V1 [VERIFY] Checks\n  - **Verify**: `sh chek.sh`\n- [ ] VE-manual [VERIFY] Dashboard renders\n  - Operator-verified: the charts load.\n",
+		"check.sh":     "echo checked\n",
+		"package.json": "{\"scripts\": {\"test\": \"exit 0\", \"lint\": \"exit 0\"}}\n",
+	}})
+	project = s.project
+	s.prompt("Work through tasks.md.")
+	denied := s.waitResult("Edit", 1)
+	if !denied.IsError || !strings.Contains(denied.Text, "`/rodin:waive V1 tasks.md --commands`") {
+		t.Fatalf("the tick after fixing the command: is_error=%v %s", denied.IsError, denied.Text)
+	}
+	s.waitStep(3)
+	s.prompt("/rodin:waive V1 tasks.md --commands")
+	if r := s.waitResult("Edit", 2); r.IsError {
+		t.Fatalf("the tick after the user accepted the commands: %s\n%s", r.Text, srv.summary())
+	}
+	manual := s.waitResult("Edit", 3)
+	if !manual.IsError || !strings.Contains(manual.Text, "it is checked by a person") || strings.Contains(manual.Text, "npm") {
+		t.Fatalf("the manual task's tick: is_error=%v %s", manual.IsError, manual.Text)
+	}
+}
