@@ -109,16 +109,28 @@ func checks(cs []Command) []Command {
 }
 
 // CannotFail reports whether every part of a command line (between && ||
-// ; | outside quotes) is a program that exits 0 whatever it is given:
-// echo, printf, true, :, yes.
+// ; | outside quotes) is a program that exits 0 whatever it is given, or
+// only shows what a person then reads: echo, printf, true, :, yes, pwd,
+// date, git status/log/branch/diff (without --exit-code or --quiet),
+// docker stats/ps, top, htop, watch.
 func CannotFail(c string) bool {
 	parts, ok := splitOperators(c)
 	if !ok {
 		return false
 	}
 	for _, p := range parts {
-		switch FirstWord(p) {
-		case "echo", "printf", "true", ":", "yes":
+		switch w := strings.Fields(p[strings.Index(p, FirstWord(p)):]); FirstWord(p) {
+		case "echo", "printf", "true", ":", "yes", "pwd", "date", "htop", "top", "watch":
+		case "git":
+			// What git shows, not what it checks: `git status` "shows no
+			// uncommitted changes" is a person's reading of its output.
+			if len(w) < 2 || !(w[1] == "status" || w[1] == "log" || w[1] == "branch" || w[1] == "diff" && !strings.Contains(p, "--exit-code") && !strings.Contains(p, "--quiet")) {
+				return false
+			}
+		case "docker":
+			if len(w) < 2 || w[1] != "stats" && w[1] != "ps" {
+				return false
+			}
 		default:
 			return false
 		}

@@ -29,6 +29,10 @@ func TestCommandsIssue33(t *testing.T) {
 			[]Command{{"make lint", FromDoSteps}, {"make test", FromDoSteps}}},
 		{"a check that cannot fail", "- [ ] VE1 [VERIFY] E2E\n  - **Verify**: Script asserting all conditions → `echo VE1_PASS`\n", nil},
 		{"a template's placeholder", "- [ ] T1 [VERIFY] Lint\n  - **Verify**: `{{lint cmd}}`\n", nil},
+		{"a tool whose output a person reads", "- [ ] V39 [VERIFY] Clean state\n  - **Verify**: `git status` shows no uncommitted changes\n", nil},
+		{"a tool that streams", "- [ ] V38 [VERIFY] Memory\n  - **Verify**: `docker stats` during the run\n", nil},
+		{"git diff as a check", "- [ ] V40 [VERIFY] Generated code current\n  - **Verify**: `git diff --exit-code`\n",
+			[]Command{{"git diff --exit-code", FromVerifyLine}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := Parse([]byte(tc.src))
