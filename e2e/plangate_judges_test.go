@@ -477,11 +477,11 @@ func testVerifyFixedCommandAndManual(t *testing.T, rel claudecli.Release) {
 		func(*server, int) []block {
 			return []block{tool("Bash", map[string]any{"command": "sh check.sh", "description": "checks"})}
 		},
-		edit("- [ ] V1", "- [x] V1"),                    // 2: denied: the start's command stands
+		edit("- [ ] V1", "- [x] V1"),                     // 2: denied: the start's command stands
 		say("V1 needs you to accept the fixed command."), // 3
-		edit("- [ ] V1", "- [x] V1"),                    // 4: after the user's /rodin:waive … --commands
-		edit("- [ ] VE-manual", "- [x] VE-manual"),      // 5: denied: a person checks it
-		say("VE-manual is yours to check."),             // 6
+		edit("- [ ] V1", "- [x] V1"),                     // 4: after the user's /rodin:waive … --commands
+		edit("- [ ] VE-manual", "- [x] VE-manual"),       // 5: denied: a person checks it
+		say("VE-manual is yours to check."),              // 6
 	}
 	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(sh check.sh)"}, files: map[string]string{
 		"tasks.md":     "# Tasks\n\n- [ ] V1 [VERIFY] Checks\n  - **Verify**: `sh chek.sh`\n- [ ] VE-manual [VERIFY] Dashboard renders\n  - Operator-verified: the charts load.\n",
