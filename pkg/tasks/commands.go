@@ -57,13 +57,44 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	return out, prose
 }
 
-// doSteps are the commands of the task's **Do** block.
+// doSteps are the commands of the task's **Do** block that check
+// something: the actions among them (pushing, committing, opening a pull
+// request, publishing, starting a service) are what the task does, not how
+// it is checked.
 func doSteps(item *ast.ListItem, first ast.Node, src []byte) []Command {
 	do := labelled(item, first, src, "do")
 	if do == nil {
 		return nil
 	}
-	return checks(append(spans(do, src, FromDoSteps), nested(do, src, FromDoSteps)...))
+	var out []Command
+	for _, c := range append(spans(do, src, FromDoSteps), nested(do, src, FromDoSteps)...) {
+		if !Action(c.Run) {
+			out = append(out, c)
+		}
+	}
+	return checks(out)
+}
+
+// Action reports whether a command line changes the world rather than
+// checks it: git push/commit/tag/merge/add/checkout, gh pr create/merge,
+// npm/pnpm/yarn publish, docker push, docker compose up.
+func Action(c string) bool {
+	w := strings.Fields(c[strings.Index(c, FirstWord(c)):])
+	if len(w) < 2 {
+		return false
+	}
+	switch w[0] {
+	case "git":
+		switch w[1] {
+		case "push", "commit", "tag", "merge", "add", "checkout", "switch", "rebase", "reset":
+			return true
+		}
+	case "gh":
+		return len(w) > 2 && w[1] == "pr" && (w[2] == "create" || w[2] == "merge")
+	case "npm", "pnpm", "yarn", "docker":
+		return w[1] == "publish" || w[1] == "push" || w[0] == "docker" && w[1] == "compose" && len(w) > 2 && w[2] == "up"
+	}
+	return false
 }
 
 // bareOf reports whether every command of cs is a program alone that some

@@ -31,6 +31,8 @@ func TestCommandsIssue33(t *testing.T) {
 		{"a template's placeholder", "- [ ] T1 [VERIFY] Lint\n  - **Verify**: `{{lint cmd}}`\n", nil},
 		{"a tool whose output a person reads", "- [ ] V39 [VERIFY] Clean state\n  - **Verify**: `git status` shows no uncommitted changes\n", nil},
 		{"a tool that streams", "- [ ] V38 [VERIFY] Memory\n  - **Verify**: `docker stats` during the run\n", nil},
+		{"Do steps that are the action", "- [ ] V41 [VERIFY] Open the PR\n  - **Do**: `git push -u origin feat` then `gh pr create --fill`\n  - **Verify**: All CI checks pass\n", nil},
+		{"a manual check after Do steps that start the thing watched", "- [ ] V20 [VERIFY] Manual e2e test\n  - **Do**: run `python -m watcher`\n  - **Verify**: Manual observation of logs; all errors handled\n", nil},
 		{"git diff as a check", "- [ ] V40 [VERIFY] Generated code current\n  - **Verify**: `git diff --exit-code`\n",
 			[]Command{{"git diff --exit-code", FromVerifyLine}}},
 	} {

@@ -215,6 +215,11 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, strings.ToLower(t.Text))
+	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
+		// A person checks it: the steps (starting the thing they watch) are
+		// what they do, not the check.
+		t.Commands = nil
+	}
 	return t, true
 }
 
