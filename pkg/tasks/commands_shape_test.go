@@ -33,6 +33,7 @@ func TestCommandsIssue33(t *testing.T) {
 		{"a tool that streams", "- [ ] V38 [VERIFY] Memory\n  - **Verify**: `docker stats` during the run\n", nil},
 		{"Do steps that are the action", "- [ ] V41 [VERIFY] Open the PR\n  - **Do**: `git push -u origin feat` then `gh pr create --fill`\n  - **Verify**: All CI checks pass\n", nil},
 		{"a manual check after Do steps that start the thing watched", "- [ ] V20 [VERIFY] Manual e2e test\n  - **Do**: run `python -m watcher`\n  - **Verify**: Manual observation of logs; all errors handled\n", nil},
+		{"prose after the colon that starts with grep", "- [ ] 5.2 [VERIFY] Final validation: grep confirms all bugs fixed\n", nil},
 		{"git diff as a check", "- [ ] V40 [VERIFY] Generated code current\n  - **Verify**: `git diff --exit-code`\n",
 			[]Command{{"git diff --exit-code", FromVerifyLine}}},
 	} {
@@ -45,5 +46,25 @@ func TestCommandsIssue33(t *testing.T) {
 				t.Errorf("commands (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestVerifyLabelUnbracketed: "VERIFY:" in capitals, bare or in bold, at the
+// title's start or after its id, is the tag; the word in prose is not.
+func TestVerifyLabelUnbracketed(t *testing.T) {
+	for src, want := range map[string]bool{
+		"- [ ] **VERIFY: All projects compile** `dotnet build x.slnf`\n": true,
+		"- [ ] 1.4.3 VERIFY: Settings integration test passes\n":         true,
+		"- [ ] 2.1 Write the VERIFY: section of the docs\n":              false,
+		"- [ ] Verify: the docs build\n":                                 false,
+	} {
+		ts := Parse([]byte(src))
+		if len(ts) != 1 || ts[0].Verify != want {
+			t.Errorf("%q: %+v, want a verification task: %v", src, ts, want)
+		}
+	}
+	ts := Parse([]byte("- [ ] **VERIFY: All projects compile** `dotnet build x.slnf`\n"))
+	if len(ts) == 1 && (ts[0].ID != "" || len(ts[0].Commands) != 1) {
+		t.Errorf("the unbracketed tag's task: id %q, commands %+v", ts[0].ID, ts[0].Commands)
 	}
 }

@@ -208,6 +208,14 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	start, stop := itemSpan(item, src)
 	t.Text = string(src[start:stop])
 	t.Verify, t.Kind = title.verifyTag()
+	if !t.Verify && title.verifyLabel() {
+		// "VERIFY: …" or "**VERIFY: …**" without brackets, as some authors
+		// write the tag; a title that starts with it has no id of its own.
+		t.Verify = true
+		if strings.EqualFold(t.ID, "VERIFY") {
+			t.ID = ""
+		}
+	}
 	if !t.Verify {
 		return t, true
 	}

@@ -175,6 +175,19 @@ func (t title) verifyTag() (bool, string) {
 	return false, ""
 }
 
+// verifyLabel reports whether the title's first word, or its first after
+// the id, is the tag written as a label in capitals: "VERIFY:" (emphasis
+// around it allowed).
+func (t title) verifyLabel() bool {
+	w := t.words()
+	for i := 0; i < len(w) && i < 2; i++ {
+		if strings.Trim(w[i], "*_") == "VERIFY:" {
+			return i == 0 || strings.ContainsAny(w[0], "0123456789")
+		}
+	}
+	return false
+}
+
 // prose is the title's text after its id and tags, code spans dropped.
 func (t title) prose() string {
 	_, n := t.leading()
