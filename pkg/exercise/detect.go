@@ -97,10 +97,39 @@ func component(root, rel string, plugins map[string]string) (Component, bool) {
 		case len(parts) == 3 && parts[0] == "skills" && parts[2] == "SKILL.md":
 			return Component{Plugin: name, PluginDir: dir, Kind: "skill", Name: parts[1], File: rel}, true
 		case len(parts) == 2 && parts[0] == "agents" && strings.HasSuffix(parts[1], ".md"):
-			return Component{Plugin: name, PluginDir: dir, Kind: "agent", Name: strings.TrimSuffix(parts[1], ".md"), File: rel}, true
+			return Component{Plugin: name, PluginDir: dir, Kind: "agent", Name: AgentName(abs, strings.TrimSuffix(parts[1], ".md")), File: rel}, true
 		}
 	}
 	return Component{}, false
+}
+
+// AgentName is the name Claude Code gives the agent defined in the file at
+// path: its frontmatter's `name:` (issue 34: `api-scaffolding-backend-
+// architect.md` may name `backend-architect`), else the file's stem (a
+// deleted file, one without frontmatter or name).
+func AgentName(path, stem string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return stem
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	head, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return stem
+	}
+	end := strings.Index(head, "\n---")
+	if end < 0 {
+		return stem
+	}
+	for _, line := range strings.Split(head[:end], "\n") {
+		if v, ok := strings.CutPrefix(line, "name:"); ok {
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			if v != "" && !strings.ContainsAny(v, " \t/") {
+				return v
+			}
+		}
+	}
+	return stem
 }
 
 // RepoRoot is the top of the git work tree around dir.
@@ -174,7 +203,17 @@ func Named(root string, names []string, plugins map[string]string) ([]Component,
 			if plugin != "" && pname != plugin {
 				continue
 			}
-			for _, rel := range []string{filepath.Join("skills", name, "SKILL.md"), filepath.Join("agents", name+".md")} {
+			candidates := []string{filepath.Join("skills", name, "SKILL.md"), filepath.Join("agents", name+".md")}
+			// An agent is named by its frontmatter, whatever its file is
+			// called.
+			if files, _ := filepath.Glob(filepath.Join(dir, "agents", "*.md")); len(files) > 0 {
+				for _, f := range files {
+					if AgentName(f, strings.TrimSuffix(filepath.Base(f), ".md")) == name {
+						candidates = append(candidates, filepath.Join("agents", filepath.Base(f)))
+					}
+				}
+			}
+			for _, rel := range candidates {
 				if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
 					r, _ := filepath.Rel(root, filepath.Join(dir, rel))
 					if c, ok := component(root, filepath.ToSlash(r), map[string]string{dir: pname}); ok {
