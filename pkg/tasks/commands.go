@@ -187,31 +187,7 @@ func PipeHidesExit(c string) bool {
 }
 
 // splitPipes splits a command line at single | outside quotes (not ||).
-func splitPipes(s string) (parts []string, ok bool) {
-	var b strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '|' && i+1 < len(s) && s[i+1] == '|':
-			b.WriteString("||")
-			i++
-			continue
-		case c == '|':
-			parts = append(parts, b.String())
-			b.Reset()
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return append(parts, b.String()), quote == 0
-}
+func splitPipes(s string) (parts []string, ok bool) { return split(s, true) }
 
 // Template reports whether a command holds a template's placeholder, as
 // spec templates write them ({{lint cmd}}): a template's task is no check
@@ -569,10 +545,23 @@ func CommandLine(s string) bool {
 // splitOperators splits a command line at && || ; | outside quotes; ok is
 // false for an unclosed quote or an empty part.
 func splitOperators(s string) (parts []string, ok bool) {
+	parts, ok = split(s, false)
+	for _, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			return nil, false
+		}
+	}
+	return parts, ok
+}
+
+// split splits a command line outside quotes at && || ; | or, with
+// pipesOnly, at single | only; ok is false for an unclosed quote.
+func split(s string, pipesOnly bool) (parts []string, ok bool) {
 	var b strings.Builder
 	quote := byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		double := i+1 < len(s) && s[i+1] == c
 		switch {
 		case quote != 0:
 			if c == quote {
@@ -580,8 +569,12 @@ func splitOperators(s string) (parts []string, ok bool) {
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case c == ';' || c == '|' || c == '&' && i+1 < len(s) && s[i+1] == '&':
-			if i+1 < len(s) && s[i+1] == c {
+		case pipesOnly && c == '|' && double:
+			b.WriteString("||")
+			i++
+			continue
+		case pipesOnly && c == '|', !pipesOnly && (c == ';' || c == '|' || c == '&' && double):
+			if !pipesOnly && double {
 				i++
 			}
 			parts = append(parts, b.String())
@@ -590,11 +583,5 @@ func splitOperators(s string) (parts []string, ok bool) {
 		}
 		b.WriteByte(c)
 	}
-	parts = append(parts, b.String())
-	for _, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			return nil, false
-		}
-	}
-	return parts, quote == 0
+	return append(parts, b.String()), quote == 0
 }

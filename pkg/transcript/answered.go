@@ -52,28 +52,19 @@ func Answered(path, id string) (answered, ok bool) {
 // hasResultLine reports whether a line of buf holds both a tool_result and
 // the result's id (a hook's progress lines name the id too, in other keys).
 func hasResultLine(buf, result []byte) bool {
-	for {
-		i := bytes.Index(buf, result)
-		if i < 0 {
-			return false
-		}
-		start := bytes.LastIndexByte(buf[:i], '\n') + 1
-		end := bytes.IndexByte(buf[i:], '\n')
-		if end < 0 {
-			end = len(buf) - i
-		}
-		if bytes.Contains(buf[start:i+end], []byte(`"type":"tool_result"`)) {
-			return true
-		}
-		buf = buf[i+end:]
-	}
+	return lineWith(buf, result, func(line []byte) bool { return bytes.Contains(line, []byte(`"type":"tool_result"`)) })
 }
 
 // hasCallLine reports whether a line of buf holds the call id and is a
 // transcript message, not a record of a request to the model.
 func hasCallLine(buf, call []byte) bool {
+	return lineWith(buf, call, func(line []byte) bool { return !bytes.Contains(line, []byte(`"type":"api-request`)) })
+}
+
+// lineWith reports whether some line of buf holding needle satisfies ok.
+func lineWith(buf, needle []byte, ok func(line []byte) bool) bool {
 	for {
-		i := bytes.Index(buf, call)
+		i := bytes.Index(buf, needle)
 		if i < 0 {
 			return false
 		}
@@ -82,7 +73,7 @@ func hasCallLine(buf, call []byte) bool {
 		if end < 0 {
 			end = len(buf) - i
 		}
-		if !bytes.Contains(buf[start:i+end], []byte(`"type":"api-request`)) {
+		if ok(buf[start : i+end]) {
 			return true
 		}
 		buf = buf[i+end:]
