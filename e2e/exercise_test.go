@@ -258,7 +258,7 @@ func testExercisePass(t *testing.T, rel claudecli.Release) {
 		"| AC4 | The user is told what was written | Pass | the final message names greeting.txt",
 		"(removed)",
 	)
-	for _, want := range []string{"rodin: exercising 1 component with claude", "rodin: [sample:greet 0:", "AskUserQuestion Which greeting", "Write ", "rodin: [sample:greet] PASSED in"} {
+	for _, want := range []string{"rodin: exercising 1 component in 2 sessions with claude", "rodin: [sample:greet 0:", "AskUserQuestion Which greeting", "Write ", "rodin: [sample:greet] PASSED in"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("progress on stderr lacks %q", want)
 		}
@@ -308,20 +308,23 @@ func testExerciseFail(t *testing.T, rel claudecli.Release) {
 	out, _ := x.run(1, "--spec", specFile("greet-spec-unmet.md"), "--json", "sample:greet")
 	var rep struct {
 		Status string
-		Skills []struct {
-			Status   string
-			Criteria []struct{ ID, Verdict, Evidence, By string }
-			Files    []struct{ Path, Change string }
+		Components []struct {
+			Status string
+			Runs   []struct {
+				Status   string
+				Criteria []struct{ ID, Verdict, Evidence, By string }
+				Files    []struct{ Path, Change string }
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if rep.Status != "failed" || len(rep.Skills) != 1 || rep.Skills[0].Status != "failed" {
+	if rep.Status != "failed" || len(rep.Components) != 1 || rep.Components[0].Status != "failed" || len(rep.Components[0].Runs) != 1 {
 		t.Fatalf("status %q: %s", rep.Status, out)
 	}
 	verdicts := map[string]string{}
-	for _, c := range rep.Skills[0].Criteria {
+	for _, c := range rep.Components[0].Runs[0].Criteria {
 		verdicts[c.ID] = c.Verdict + ": " + c.Evidence + " (" + c.By + ")"
 	}
 	for id, want := range map[string]string{

@@ -2,135 +2,45 @@ package exercise
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// Component is one skill or agent of a plugin.
+// Component is one skill, command or agent of a plugin.
 type Component struct {
-	Plugin    string `json:"plugin"`     // the plugin's name (plugin.json)
+	Plugin    string `json:"plugin"`     // the plugin's name, as Claude Code names it
 	PluginDir string `json:"plugin_dir"` // absolute
-	Kind      string `json:"kind"`       // skill or agent
+	Kind      string `json:"kind"`       // skill, command or agent
 	Name      string `json:"name"`
 	File      string `json:"file"` // relative to the repository root
+	Abs       string `json:"-"`    // File, absolute
+
+	plugin *Plugin
+	// loadDir, when set, is the copy of the plugin a session loads
+	// (a marketplace entry's plugin, with its manifest).
+	loadDir string
 }
 
 // ID is how Claude Code names the component: plugin:name.
 func (c Component) ID() string { return c.Plugin + ":" + c.Name }
 
-// Plugins finds the plugin directories under root: those with
-// .claude-plugin/plugin.json, and the local entries of a root
-// .claude-plugin/marketplace.json. The result maps directory to name.
-func Plugins(root string) (map[string]string, error) {
-	out := map[string]string{}
-	add := func(dir string) {
-		data, err := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"))
-		if err != nil {
-			return
-		}
-		var m struct{ Name string }
-		if json.Unmarshal(data, &m) != nil || m.Name == "" {
-			m.Name = filepath.Base(dir)
-		}
-		out[dir] = m.Name
+// LoadDir is the directory the session loads with --plugin-dir.
+func (c Component) LoadDir() string {
+	if c.loadDir != "" {
+		return c.loadDir
 	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "node_modules":
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, ".claude-plugin", "plugin.json")); err == nil {
-				add(p)
-			}
-		}
-		return nil
-	})
-	if data, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "marketplace.json")); err == nil {
-		var m struct {
-			Plugins []struct {
-				Name   string
-				Source json.RawMessage
-			}
-		}
-		if json.Unmarshal(data, &m) == nil {
-			for _, p := range m.Plugins {
-				var src string
-				if json.Unmarshal(p.Source, &src) != nil || !strings.HasPrefix(src, ".") {
-					continue // a remote source: not in this repository
-				}
-				dir := filepath.Join(root, filepath.FromSlash(src))
-				if _, ok := out[dir]; !ok {
-					if _, err := os.Stat(dir); err == nil {
-						out[dir] = p.Name
-						add(dir) // plugin.json's name wins when there is one
-					}
-				}
-			}
-		}
-	}
-	return out, err
-}
-
-// component maps a repository path to the skill or agent it defines, if
-// any: <plugin>/skills/<name>/SKILL.md or <plugin>/agents/<name>.md.
-// Other files (a skill's templates/, references/) do not count.
-func component(root, rel string, plugins map[string]string) (Component, bool) {
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	for dir, name := range plugins {
-		r, err := filepath.Rel(dir, abs)
-		if err != nil || strings.HasPrefix(r, "..") {
-			continue
-		}
-		parts := strings.Split(filepath.ToSlash(r), "/")
-		switch {
-		case len(parts) == 3 && parts[0] == "skills" && parts[2] == "SKILL.md":
-			return Component{Plugin: name, PluginDir: dir, Kind: "skill", Name: parts[1], File: rel}, true
-		case len(parts) == 2 && parts[0] == "agents" && strings.HasSuffix(parts[1], ".md"):
-			return Component{Plugin: name, PluginDir: dir, Kind: "agent", Name: AgentName(abs, strings.TrimSuffix(parts[1], ".md")), File: rel}, true
-		}
-	}
-	return Component{}, false
+	return c.PluginDir
 }
 
 // AgentName is the name Claude Code gives the agent defined in the file at
 // path: its frontmatter's `name:` (issue 34: `api-scaffolding-backend-
 // architect.md` may name `backend-architect`), else the file's stem (a
 // deleted file, one without frontmatter or name).
-func AgentName(path, stem string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return stem
-	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	head, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return stem
-	}
-	end := strings.Index(head, "\n---")
-	if end < 0 {
-		return stem
-	}
-	for _, line := range strings.Split(head[:end], "\n") {
-		if v, ok := strings.CutPrefix(line, "name:"); ok {
-			v = strings.Trim(strings.TrimSpace(v), `"'`)
-			if v != "" && !strings.ContainsAny(v, " \t/") {
-				return v
-			}
-		}
-	}
-	return stem
-}
+func AgentName(path, stem string) string { return frontmatterName(path, stem) }
 
 // RepoRoot is the top of the git work tree around dir.
 func RepoRoot(dir string) (string, error) {
@@ -155,11 +65,12 @@ func DefaultBranch(root string) (string, error) {
 	return "", errors.New("found no default branch (no origin/HEAD, main or master)")
 }
 
-// Changed lists the skills and agents changed on this branch: committed
-// since it left base (git diff base...HEAD), staged, unstaged and
-// untracked.
-func Changed(root, base string, plugins map[string]string) ([]Component, error) {
-	var files []string
+// Changed lists the components changed on this branch: committed since
+// it left base (git diff base...HEAD), staged, unstaged and untracked. A
+// file that defines a component of several plugins (marketplace entries
+// sharing a source) is each of them.
+func Changed(root, base string, plugins []*Plugin) ([]Component, error) {
+	changed := map[string]bool{}
 	for _, args := range [][]string{
 		{"diff", "--name-only", "--no-renames", base + "...HEAD"},
 		{"diff", "--name-only", "--no-renames", "HEAD"},
@@ -169,19 +80,15 @@ func Changed(root, base string, plugins map[string]string) ([]Component, error) 
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, strings.Split(strings.TrimSpace(out), "\n")...)
-	}
-	seen := map[string]bool{}
-	var out []Component
-	for _, f := range files {
-		if f == "" || seen[f] {
-			continue
-		}
-		seen[f] = true
-		if c, ok := component(root, f, plugins); ok {
-			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
-				continue // deleted: nothing to run
+		for _, f := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f != "" {
+				changed[f] = true
 			}
+		}
+	}
+	var out []Component
+	for _, c := range Inventory(root, plugins) {
+		if changed[c.File] {
 			out = append(out, c)
 		}
 	}
@@ -189,44 +96,29 @@ func Changed(root, base string, plugins map[string]string) ([]Component, error) 
 	return out, nil
 }
 
-// Named finds the components the user named: name or plugin:name, a skill
-// before an agent of the same name.
-func Named(root string, names []string, plugins map[string]string) ([]Component, error) {
+// Named finds the components the user named: name or plugin:name (a
+// command's name may hold colons itself: review:chain), a skill before a
+// command before an agent of the same name.
+func Named(root string, names []string, plugins []*Plugin) ([]Component, error) {
+	inv := Inventory(root, plugins)
 	var out []Component
 	for _, n := range names {
-		plugin, name, qualified := strings.Cut(n, ":")
-		if !qualified {
-			name, plugin = plugin, ""
+		var found, exact []Component
+		for _, c := range inv {
+			switch {
+			case c.ID() == n:
+				exact = append(exact, c)
+			case c.Name == n:
+				found = append(found, c)
+			}
 		}
-		var found []Component
-		for dir, pname := range plugins {
-			if plugin != "" && pname != plugin {
-				continue
-			}
-			candidates := []string{filepath.Join("skills", name, "SKILL.md"), filepath.Join("agents", name+".md")}
-			// An agent is named by its frontmatter, whatever its file is
-			// called.
-			if files, _ := filepath.Glob(filepath.Join(dir, "agents", "*.md")); len(files) > 0 {
-				for _, f := range files {
-					if AgentName(f, strings.TrimSuffix(filepath.Base(f), ".md")) == name {
-						candidates = append(candidates, filepath.Join("agents", filepath.Base(f)))
-					}
-				}
-			}
-			for _, rel := range candidates {
-				if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
-					r, _ := filepath.Rel(root, filepath.Join(dir, rel))
-					if c, ok := component(root, filepath.ToSlash(r), map[string]string{dir: pname}); ok {
-						found = append(found, c)
-						break
-					}
-				}
-			}
+		if len(exact) > 0 {
+			found = exact
 		}
 		sortComponents(found)
 		switch {
 		case len(found) == 0:
-			return nil, fmt.Errorf("no skill or agent %q in the plugins here", n)
+			return nil, fmt.Errorf("no skill, command or agent %q in the plugins here", n)
 		case len(found) > 1 && found[0].Plugin != found[1].Plugin:
 			return nil, fmt.Errorf("%q is in more than one plugin (%s, %s): name it plugin:name", n, found[0].Plugin, found[1].Plugin)
 		}
@@ -235,13 +127,15 @@ func Named(root string, names []string, plugins map[string]string) ([]Component,
 	return out, nil
 }
 
+var kindOrder = map[string]int{"skill": 0, "command": 1, "agent": 2}
+
 func sortComponents(cs []Component) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].Plugin != cs[j].Plugin {
 			return cs[i].Plugin < cs[j].Plugin
 		}
 		if cs[i].Kind != cs[j].Kind {
-			return cs[i].Kind > cs[j].Kind // skills first
+			return kindOrder[cs[i].Kind] < kindOrder[cs[j].Kind]
 		}
 		return cs[i].Name < cs[j].Name
 	})

@@ -206,7 +206,11 @@ func finalText(run *headless.Run) string {
 
 // runCriteria are rodin's own criteria for every run: the component was
 // loaded, and the session ran to its end.
-func runCriteria(c Component, run *headless.Run) []Judged {
+func runCriteria(c Component, run *headless.Run, baseline bool) []Judged {
+	ended := runEnded(run)
+	if baseline {
+		return []Judged{ended} // no plugin to load
+	}
 	loaded := Judged{ID: "RUN-1", Title: "Claude Code loaded the " + c.Kind, By: "run"}
 	list := run.Commands
 	if c.Kind == "agent" {
@@ -220,6 +224,11 @@ func runCriteria(c Component, run *headless.Run) []Judged {
 	default:
 		loaded.Verdict, loaded.Evidence = Fail, fmt.Sprintf("`%s` not among the session's %ss (%d listed)", c.ID(), c.Kind, len(list))
 	}
+	return []Judged{loaded, ended}
+}
+
+// runEnded is RUN-2: the session came to its own end.
+func runEnded(run *headless.Run) Judged {
 	ended := Judged{ID: "RUN-2", Title: "The session ran to its end", By: "run"}
 	switch {
 	case run.Interrupted:
@@ -236,7 +245,7 @@ func runCriteria(c Component, run *headless.Run) []Judged {
 	default:
 		ended.Verdict, ended.Evidence = Pass, fmt.Sprintf("%s after %d turns", run.Result.Subtype, run.Result.NumTurns)
 	}
-	return []Judged{loaded, ended}
+	return ended
 }
 
 // unfinished names the tool calls that never got a result: what the

@@ -42,7 +42,12 @@ type Options struct {
 	Keep           bool
 	// NoControl skips the control protocol (the fallback, by choice).
 	NoControl bool
-	Progress  io.Writer
+	// Baseline runs the session without the plugin (the baseline arm).
+	Baseline bool
+	// Budget, when positive, is the most the session may spend
+	// (claude's --max-budget-usd).
+	Budget   float64
+	Progress io.Writer
 	// Log, when set, gets every protocol line of the sessions.
 	Log io.Writer
 }
@@ -57,6 +62,8 @@ const (
 // Outcome is one component's exercise.
 type Outcome struct {
 	Component
+	Arm         string               `json:"arm"` // plugin, or baseline (without it)
+	Run         int                  `json:"run"` // 1, 2, … within its arm
 	Status      string               `json:"status"`
 	Method      string               `json:"method"`
 	Interactive bool                 `json:"interactive"`
@@ -73,6 +80,11 @@ type Outcome struct {
 	Errors      []string             `json:"errors"`
 	Notes       []string             `json:"notes"`
 	Reason      string               `json:"reason,omitempty"` // why skipped
+	// What the session and its judge used, as their result events say.
+	CostUSD      float64        `json:"cost_usd"`
+	Usage        headless.Usage `json:"usage"`
+	Turns        int            `json:"turns"`
+	JudgeCostUSD float64        `json:"judge_cost_usd,omitempty"`
 }
 
 // DefaultPrompt is what the exercised session is asked: the skill's slash
@@ -100,7 +112,13 @@ const noQuestionsInstruction = "Make reasonable default choices. Do not ask ques
 // Args is the claude command line for a component (after the protocol's
 // own flags), for running and for --dry-run.
 func Args(c Component, o Options, mode headless.Mode) []string {
-	args := []string{"--plugin-dir", c.PluginDir}
+	var args []string
+	if !o.Baseline {
+		args = append(args, "--plugin-dir", c.LoadDir())
+	}
+	if o.Budget > 0 {
+		args = append(args, "--max-budget-usd", strconv.FormatFloat(o.Budget, 'f', 2, 64))
+	}
 	if o.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(o.MaxTurns))
 	}
@@ -123,7 +141,7 @@ func Args(c Component, o Options, mode headless.Mode) []string {
 		args = append(args, "--settings", sandboxSettings())
 	}
 	var system []string
-	if c.Kind == "skill" && isGitHubSkill(filepath.Join(c.PluginDir, "skills", c.Name, "SKILL.md")) {
+	if c.Kind != "agent" && isGitHubSkill(c.Abs) {
 		system = append(system, dryRunInstruction)
 	}
 	if mode == headless.Print {
@@ -139,7 +157,10 @@ func Args(c Component, o Options, mode headless.Mode) []string {
 // evaluation are over, the project removed (unless Keep); ctx's
 // cancellation (Ctrl-C) ends the session early.
 func Run(ctx context.Context, c Component, o Options) (out Outcome) {
-	out = Outcome{Component: c, Prompt: o.Prompt, Errors: []string{}, Notes: []string{}, Answers: []Answer{}, Files: []FileChange{}}
+	out = Outcome{Component: c, Arm: ArmPlugin, Run: 1, Prompt: o.Prompt, Errors: []string{}, Notes: []string{}, Answers: []Answer{}, Files: []FileChange{}}
+	if o.Baseline {
+		out.Arm = ArmBaseline
+	}
 	if out.Prompt == "" {
 		out.Prompt = DefaultPrompt(c, o.Args)
 	}
@@ -221,17 +242,18 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 		out.Notes = append(out.Notes, "Non-interactive path only: AskUserQuestion was disallowed and nobody answered prompts.")
 	}
 	out.Model = run.Model
+	out.CostUSD, out.Usage, out.Turns = usageOf(run)
 	out.Tools = run.ToolCalls
 	out.Answers = pol.answered()
 	out.Final = finalText(run)
 	ev := &Evidence{Dir: project, Run: run, Changes: Diff(before, Take(project))}
 	out.Files = ev.Changes
 	out.Errors = capturedErrors(run)
-	if isGitHubSkill(filepath.Join(c.PluginDir, "skills", c.Name, "SKILL.md")) {
+	if c.Kind != "agent" && isGitHubSkill(c.Abs) {
 		out.Notes = append(out.Notes, "GitHub operations were exercised as a dry run: gh commands were kept from running.")
 	}
 
-	out.Criteria = runCriteria(c, run)
+	out.Criteria = runCriteria(c, run, o.Baseline)
 	if run.Interrupted {
 		out.Status = Failed
 		out.Notes = append(out.Notes, "Interrupted: the session was stopped before its end.")
@@ -251,7 +273,8 @@ func Run(ctx context.Context, c Component, o Options) (out Outcome) {
 	}
 	if len(judge) > 0 {
 		progress(o, c, start, "asking rodin:exercise-evaluator about %d criteria", len(judge))
-		verdicts, why := evaluate(ctx, c, o, judge, out, top)
+		verdicts, why, cost := evaluate(ctx, c, o, judge, out, top)
+		out.JudgeCostUSD = cost
 		for i, j := range out.Criteria {
 			if j.By != "" {
 				continue

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,13 +57,15 @@ func Scaffold(dir, from string) error {
 	return nil
 }
 
-func copyTree(from, to string) error {
+// copyTree copies from to to, without .git and the directories skip
+// names, wherever they are.
+func copyTree(from, to string, skip ...string) error {
 	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() && d.Name() == ".git" {
+		if d.IsDir() && (d.Name() == ".git" || slices.Contains(skip, d.Name())) {
 			return filepath.SkipDir
 		}
 		dst := filepath.Join(to, rel)

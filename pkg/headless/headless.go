@@ -127,6 +127,28 @@ type Result struct {
 	Text     string  `json:"text"`
 	NumTurns int     `json:"num_turns"`
 	CostUSD  float64 `json:"cost_usd"`
+	Usage    Usage   `json:"usage"`
+	// DurationMS is the session's time as the CLI counts it.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Usage is the tokens a session used, as its result event sums them.
+type Usage struct {
+	InputTokens         int64 `json:"input_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// Total is every token counted.
+func (u Usage) Total() int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheCreationTokens
+}
+
+// Add sums two usages.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens,
+		u.CacheReadTokens + v.CacheReadTokens, u.CacheCreationTokens + v.CacheCreationTokens}
 }
 
 // Run is what happened in a session.
@@ -390,7 +412,9 @@ func (s *session) handle(line []byte) {
 	case "result":
 		s.mu.Lock()
 		s.run.Result = &Result{Subtype: sub, IsError: ev.Get("is_error").Bool(), Text: ev.Get("result").String(),
-			NumTurns: int(ev.Get("num_turns").Int()), CostUSD: ev.Get("total_cost_usd").Float()}
+			NumTurns: int(ev.Get("num_turns").Int()), CostUSD: ev.Get("total_cost_usd").Float(), DurationMS: ev.Get("duration_ms").Int(),
+			Usage: Usage{ev.Get("usage.input_tokens").Int(), ev.Get("usage.output_tokens").Int(),
+				ev.Get("usage.cache_read_input_tokens").Int(), ev.Get("usage.cache_creation_input_tokens").Int()}}
 		s.resultSeen = true
 		s.maybeDone()
 		s.mu.Unlock()

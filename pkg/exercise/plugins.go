@@ -1,0 +1,352 @@
+package exercise
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Plugin is one plugin Claude Code would load from the repository, with
+// what defines its components (docs/exercise.md, "How Claude Code names
+// a component", has the rules and the real CLI's listings behind them).
+type Plugin struct {
+	Name string // as Claude Code names it
+	Dir  string // absolute: its paths are relative to it
+	// From is where it is defined: a plugin.json, or a marketplace entry
+	// ("<marketplace.json>: <entry>").
+	From string
+	// Skills, Commands and Agents are the manifest's own lists (strings or
+	// arrays of "./" paths), nil when it has none.
+	Skills, Commands, Agents []string
+	// ReplaceSkills is true when the listed skills are all its skills: a
+	// marketplace entry that defines the plugin (strict: false) and lists
+	// them. A plugin.json's list adds to skills/.
+	ReplaceSkills bool
+	// Manifest, when set, is what Claude Code makes of a marketplace entry
+	// that --plugin-dir of Dir would not load as it is (no plugin.json,
+	// strict: false, or lists of its own): the run loads a copy of Dir
+	// with it as the plugin.json.
+	Manifest map[string]json.RawMessage
+	// manifest is plugin.json as read.
+	manifest map[string]json.RawMessage
+}
+
+// Plugins finds the plugins of the repository at root: every directory
+// with .claude-plugin/plugin.json, and the local entries of a root
+// .claude-plugin/marketplace.json (several entries may share a source;
+// each is a plugin of its own).
+func Plugins(root string) ([]*Plugin, error) {
+	var out []*Plugin
+	byDir := map[string]*Plugin{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules":
+				return filepath.SkipDir
+			}
+			if pl, ok := readPluginJSON(p, root); ok {
+				out = append(out, pl)
+				byDir[p] = pl
+			}
+		}
+		return nil
+	})
+	mp := filepath.Join(root, ".claude-plugin", "marketplace.json")
+	data, rerr := os.ReadFile(mp)
+	if rerr != nil {
+		return out, err
+	}
+	var m struct {
+		Metadata struct {
+			PluginRoot string `json:"pluginRoot"`
+		} `json:"metadata"`
+		Plugins []map[string]json.RawMessage `json:"plugins"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return out, err
+	}
+	covered := map[string]bool{}
+	var entries []*Plugin
+	for _, e := range m.Plugins {
+		var name, src string
+		var strict *bool
+		json.Unmarshal(e["name"], &name)
+		if json.Unmarshal(e["source"], &src) != nil || name == "" {
+			continue // a remote source: not in this repository
+		}
+		if s, ok := e["strict"]; ok {
+			var b bool
+			if json.Unmarshal(s, &b) == nil {
+				strict = &b
+			}
+		}
+		if !strings.HasPrefix(src, ".") && m.Metadata.PluginRoot != "" {
+			src = filepath.Join(m.Metadata.PluginRoot, src)
+		}
+		dir := filepath.Join(root, filepath.FromSlash(src))
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		covered[dir] = true
+		pl := &Plugin{Name: name, Dir: dir, From: ".claude-plugin/marketplace.json: " + name}
+		own, hasJSON := byDir[dir]
+		pl.Skills, pl.Commands, pl.Agents = paths(e["skills"]), paths(e["commands"]), paths(e["agents"])
+		if hasJSON && (strict == nil || *strict) {
+			// plugin.json is the plugin (its name too, as the CLI lists
+			// it); the entry's lists add to its own.
+			pl.Name, pl.From = own.Name, own.From+" + "+pl.From
+			pl.Skills = append(append([]string{}, own.Skills...), pl.Skills...)
+			if pl.Commands == nil {
+				pl.Commands = own.Commands
+			}
+			if pl.Agents == nil {
+				pl.Agents = own.Agents
+			}
+			if e["skills"] != nil || e["commands"] != nil || e["agents"] != nil {
+				pl.Manifest = own.manifest
+				for _, k := range []string{"skills", "commands", "agents"} {
+					if v := list(k, pl); v != nil {
+						pl.Manifest = with(pl.Manifest, k, v)
+					}
+				}
+			}
+		} else {
+			pl.Manifest = map[string]json.RawMessage{}
+			for k, v := range e {
+				switch k {
+				case "source", "strict", "category", "tags":
+				default:
+					pl.Manifest[k] = v
+				}
+			}
+			pl.ReplaceSkills = pl.Skills != nil
+		}
+		entries = append(entries, pl)
+	}
+	// A plugin directory the marketplace lists is its entries' plugin.
+	kept := out[:0]
+	for _, p := range out {
+		if !covered[p.Dir] {
+			kept = append(kept, p)
+		}
+	}
+	return append(kept, entries...), err
+}
+
+// readPluginJSON reads dir's .claude-plugin/plugin.json; a manifest
+// without a name is named by its directory, as the CLI names it.
+func readPluginJSON(dir, root string) (*Plugin, bool) {
+	file := filepath.Join(dir, ".claude-plugin", "plugin.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	json.Unmarshal(data, &m)
+	var name string
+	json.Unmarshal(m["name"], &name)
+	if name == "" {
+		name = filepath.Base(dir)
+	}
+	rel, _ := filepath.Rel(root, file)
+	return &Plugin{Name: name, Dir: dir, From: filepath.ToSlash(rel), manifest: m,
+		Skills: paths(m["skills"]), Commands: paths(m["commands"]), Agents: paths(m["agents"])}, true
+}
+
+// list is the plugin's merged list of kind, nil when it has none.
+func list(kind string, p *Plugin) []string {
+	switch kind {
+	case "skills":
+		return p.Skills
+	case "commands":
+		return p.Commands
+	}
+	return p.Agents
+}
+
+// with is a copy of m with key set to v.
+func with(m map[string]json.RawMessage, key string, v any) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, x := range m {
+		out[k] = x
+	}
+	out[key], _ = json.Marshal(v)
+	return out
+}
+
+// paths reads a manifest's component field: a string or a list of them;
+// nil when absent.
+func paths(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		if list == nil {
+			list = []string{}
+		}
+		return list
+	}
+	return nil
+}
+
+// Components lists every skill, command and agent of the plugin, named
+// as Claude Code names them:
+//   - a skill in a folder of skills (skills/, or a listed folder) by its
+//     directory, spaces made hyphens; a listed skill directory, or the
+//     plugin's own SKILL.md (a plugin that is a skill), by its
+//     frontmatter name, else its directory;
+//   - a command by its path under its folder (commands/, or a listed
+//     folder), folders joined with ":"; a listed file by its name;
+//   - an agent by its folders under agents/ joined with ":" and its
+//     frontmatter name, else its file name; a listed file likewise.
+//
+// Listed commands or agents replace the default folder; listed skills add
+// to skills/ unless ReplaceSkills.
+func (p *Plugin) Components(root string) []Component {
+	var out []Component
+	seen := map[string]bool{}
+	add := func(kind, name, abs string) {
+		if seen[kind+"\x00"+abs] {
+			return
+		}
+		seen[kind+"\x00"+abs] = true
+		rel, _ := filepath.Rel(root, abs)
+		out = append(out, Component{Plugin: p.Name, PluginDir: p.Dir, Kind: kind, Name: name, File: filepath.ToSlash(rel), Abs: abs, plugin: p})
+	}
+	skillDir := func(dir string) { // a directory that is a skill
+		if isFile(filepath.Join(dir, "SKILL.md")) {
+			add("skill", frontmatterName(filepath.Join(dir, "SKILL.md"), skillName(filepath.Base(dir))), filepath.Join(dir, "SKILL.md"))
+		}
+	}
+	skillFolder := func(dir string) { // a folder of skills
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() && isFile(filepath.Join(dir, e.Name(), "SKILL.md")) {
+				add("skill", skillName(e.Name()), filepath.Join(dir, e.Name(), "SKILL.md"))
+			}
+		}
+	}
+	skillDir(p.Dir)
+	if !p.ReplaceSkills {
+		skillFolder(filepath.Join(p.Dir, "skills"))
+	}
+	for _, s := range p.Skills {
+		d := p.path(s)
+		if isFile(filepath.Join(d, "SKILL.md")) {
+			skillDir(d)
+		} else {
+			skillFolder(d)
+		}
+	}
+	commandFolder := func(dir string) {
+		filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".md") {
+				rel, _ := filepath.Rel(dir, strings.TrimSuffix(f, ".md"))
+				add("command", strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), f)
+			}
+			return nil
+		})
+	}
+	if p.Commands == nil {
+		commandFolder(filepath.Join(p.Dir, "commands"))
+	}
+	for _, c := range p.Commands {
+		if f := p.path(c); isFile(f) && strings.HasSuffix(f, ".md") {
+			add("command", strings.TrimSuffix(filepath.Base(f), ".md"), f)
+		} else {
+			commandFolder(f)
+		}
+	}
+	agentFile := func(f, prefix string) {
+		add("agent", prefix+AgentName(f, strings.TrimSuffix(filepath.Base(f), ".md")), f)
+	}
+	if p.Agents == nil {
+		dir := filepath.Join(p.Dir, "agents")
+		filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".md") {
+				rel, _ := filepath.Rel(dir, filepath.Dir(f))
+				prefix := ""
+				if rel != "." {
+					prefix = strings.ReplaceAll(filepath.ToSlash(rel), "/", ":") + ":"
+				}
+				agentFile(f, prefix)
+			}
+			return nil
+		})
+	}
+	for _, a := range p.Agents {
+		if f := p.path(a); isFile(f) && strings.HasSuffix(f, ".md") {
+			agentFile(f, "")
+		}
+	}
+	sortComponents(out)
+	return out
+}
+
+// path resolves a manifest path ("./x") against the plugin's directory;
+// one that leaves it resolves to nothing.
+func (p *Plugin) path(s string) string {
+	f := filepath.Join(p.Dir, filepath.FromSlash(s))
+	if r, err := filepath.Rel(p.Dir, f); err != nil || strings.HasPrefix(r, "..") {
+		return filepath.Join(p.Dir, ".rodin-outside")
+	}
+	return f
+}
+
+// skillName is a skill directory's name as a command: spaces become
+// hyphens ("My Skill" is /plugin:My-Skill).
+func skillName(dir string) string { return strings.ReplaceAll(dir, " ", "-") }
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// frontmatterName is the `name:` of the file's YAML frontmatter, else
+// fallback (a deleted file, one without frontmatter or name, or a name
+// Claude Code would not take: spaces, slashes).
+func frontmatterName(path, fallback string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fallback
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	head, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return fallback
+	}
+	end := strings.Index(head, "\n---")
+	if end < 0 {
+		return fallback
+	}
+	for _, line := range strings.Split(head[:end], "\n") {
+		if v, ok := strings.CutPrefix(line, "name:"); ok {
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			if v != "" && !strings.ContainsAny(v, " \t/") {
+				return v
+			}
+		}
+	}
+	return fallback
+}
+
+// Inventory is every component of every plugin, in order.
+func Inventory(root string, plugins []*Plugin) []Component {
+	var out []Component
+	for _, p := range plugins {
+		out = append(out, p.Components(root)...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Plugin < out[j].Plugin })
+	return out
+}
