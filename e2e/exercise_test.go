@@ -307,7 +307,7 @@ func testExerciseFail(t *testing.T, rel claudecli.Release) {
 	x.featureBranch()
 	out, _ := x.run(1, "--spec", specFile("greet-spec-unmet.md"), "--json", "sample:greet")
 	var rep struct {
-		Status string
+		Status     string
 		Components []struct {
 			Status string
 			Runs   []struct {
