@@ -136,7 +136,7 @@ func runExercise(e *env, args []string) error {
 	}
 	root, err := exercise.RepoRoot(cwd)
 	if err != nil {
-		if len(names) == 0 {
+		if len(names) == 0 && !list {
 			return withHint(err, "run rodin exercise in the plugin's git repository, or name the skills: rodin exercise SKILL")
 		}
 		root = cwd
@@ -474,7 +474,14 @@ func listComponents(e *env, root string, plugins []*exercise.Plugin, asJSON bool
 		return writeJSON(e.stdout, inv)
 	}
 	for _, c := range inv {
-		fmt.Fprintf(e.stdout, "%-7s %s\t%s\n", c.Kind, c.ID(), c.File)
+		note := ""
+		switch {
+		case c.Refused != "":
+			note = "\t(does not load: " + c.Refused + ")"
+		case c.NotInvocable:
+			note = "\t(user-invocable: false: the model runs it, no slash command)"
+		}
+		fmt.Fprintf(e.stdout, "%-7s %s\t%s%s\n", c.Kind, c.ID(), c.File, note)
 	}
 	return nil
 }

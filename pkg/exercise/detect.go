@@ -18,6 +18,11 @@ type Component struct {
 	Name      string `json:"name"`
 	File      string `json:"file"` // relative to the repository root
 	Abs       string `json:"-"`    // File, absolute
+	// NotInvocable is a skill with `user-invocable: false`: no slash
+	// command, the model runs it through the Skill tool.
+	NotInvocable bool `json:"not_invocable,omitempty"`
+	// Refused says why Claude Code would not load the plugin (Plugin.Refused).
+	Refused string `json:"refused,omitempty"`
 
 	plugin *Plugin
 	// loadDir, when set, is the copy of the plugin a session loads

@@ -219,6 +219,15 @@ func runCriteria(c Component, run *headless.Run, baseline bool) []Judged {
 	switch {
 	case !run.Inited:
 		loaded.Verdict, loaded.Evidence = Fail, "the session never started (no init event)"
+	case c.NotInvocable:
+		// No slash command: the session lists it nowhere; the Skill call
+		// that ran it shows it loaded.
+		loaded.Verdict, loaded.Evidence = Fail, fmt.Sprintf("no Skill call ran `%s` (user-invocable: false: the session's listing has no such command)", c.ID())
+		for _, call := range run.Calls("Skill") {
+			if gjson.GetBytes(call.Input, "skill").String() == c.ID() && call.Done && !call.IsError {
+				loaded.Verdict, loaded.Evidence = Pass, fmt.Sprintf("the Skill tool ran `%s`", c.ID())
+			}
+		}
 	case slices.Contains(list, c.ID()):
 		loaded.Verdict, loaded.Evidence = Pass, fmt.Sprintf("`%s` listed by the session", c.ID())
 	default:

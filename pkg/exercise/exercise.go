@@ -90,6 +90,13 @@ type Outcome struct {
 // DefaultPrompt is what the exercised session is asked: the skill's slash
 // command with args, or, for an agent, to delegate to it.
 func DefaultPrompt(c Component, args string) string {
+	if c.NotInvocable {
+		p := fmt.Sprintf("Use the Skill tool to run the skill %q, then do what it says in this project.", c.ID())
+		if args != "" {
+			p += " " + args
+		}
+		return p
+	}
 	if c.Kind == "agent" {
 		p := fmt.Sprintf("Use the Agent tool with subagent_type %q to do its job in this project, then report what it returned.", c.ID())
 		if args != "" {

@@ -121,8 +121,8 @@ func CheckLoads(ctx context.Context, claude string, env []string, dir string, co
 			}
 			checked[load] = l
 		}
-		if l == nil {
-			continue
+		if l == nil || c.NotInvocable {
+			continue // no listing, or nothing it would list (no slash command)
 		}
 		listed := l.HasCommand(c.ID())
 		if c.Kind == "agent" {

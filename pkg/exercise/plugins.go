@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -290,8 +291,41 @@ func (p *Plugin) Components(root string) []Component {
 			agentFile(f, "")
 		}
 	}
+	// A command and a skill of one name are one slash command, and the
+	// command is what runs (the CLI lists the command's description).
+	commands := map[string]bool{}
+	for _, c := range out {
+		if c.Kind == "command" {
+			commands[c.Name] = true
+		}
+	}
+	kept := out[:0]
+	for _, c := range out {
+		if c.Kind == "skill" && commands[c.Name] {
+			continue
+		}
+		if c.Kind == "skill" {
+			c.NotInvocable = !userInvocable(c.Abs)
+		}
+		c.Refused = p.Refused()
+		kept = append(kept, c)
+	}
+	out = kept
 	sortComponents(out)
 	return out
+}
+
+// Refused says why Claude Code would not load the plugin at all, "" when
+// nothing rodin knows of stops it: an agents entry that is not a .md file
+// (the CLI refuses the manifest: agents.0 must end with ".md"). The run's
+// load check asks the CLI itself (claude plugin validate).
+func (p *Plugin) Refused() string {
+	for i, a := range p.Agents {
+		if !strings.HasSuffix(a, ".md") {
+			return fmt.Sprintf("%s: agents.%d (%s) must name a .md file", p.From, i, a)
+		}
+	}
+	return ""
 }
 
 // path resolves a manifest path ("./x") against the plugin's directory;
@@ -330,6 +364,9 @@ func frontmatterName(path, fallback string) string {
 	if end < 0 {
 		return fallback
 	}
+	if !plausibleYAML(head[:end]) {
+		return fallback // Claude Code reads no field of a frontmatter YAML refuses
+	}
 	for _, line := range strings.Split(head[:end], "\n") {
 		if v, ok := strings.CutPrefix(line, "name:"); ok {
 			v = strings.Trim(strings.TrimSpace(v), `"'`)
@@ -349,4 +386,54 @@ func Inventory(root string, plugins []*Plugin) []Component {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Plugin < out[j].Plugin })
 	return out
+}
+
+// plausibleYAML reports whether a frontmatter block would parse as the
+// mapping Claude Code reads it as. Its reader forgives a plain value
+// holding ": " (real agents' descriptions do), but not a line at the
+// margin that is not a key, such as an <example> tag: then it ignores the
+// frontmatter whole, and the file is named by its file name.
+func plausibleYAML(block string) bool {
+	for _, line := range strings.Split(block, "\n") {
+		if strings.TrimSpace(line) == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || strings.HasPrefix(line, "- ") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, ":")
+		if !ok || key == "" || strings.ContainsAny(key, "\"'<>{}[]") {
+			return false
+		}
+		value = strings.TrimSpace(value)
+		if value == "" || strings.ContainsAny(value[:1], "\"'|>[{") {
+			continue
+		}
+		if value[0] == '@' || value[0] == '`' {
+			return false
+		}
+	}
+	return true
+}
+
+// userInvocable is false for a skill whose frontmatter says
+// `user-invocable: false`: it has no slash command, and only the model
+// runs it (the Skill tool).
+func userInvocable(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return true
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	head, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return true
+	}
+	end := strings.Index(head, "\n---")
+	if end < 0 {
+		return true
+	}
+	for _, line := range strings.Split(head[:end], "\n") {
+		if v, ok := strings.CutPrefix(line, "user-invocable:"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`) != "false"
+		}
+	}
+	return true
 }
