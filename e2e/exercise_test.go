@@ -698,3 +698,151 @@ func testExerciseNotLoggedIn(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("rodin exercise with a claude that is not logged in:\n%s", out)
 	}
 }
+
+// marketplaceBranch makes a repository laid out as anthropics/skills is:
+// a marketplace whose entries share "source": "./" (strict: false), each
+// listing its own skills; a feature branch changes the greet skill, which
+// only the example-skills entry lists.
+func (x *exerciseEnv) marketplaceBranch() {
+	x.t.Helper()
+	greet := readFile(x.t, filepath.Join("..", "testdata", "exercise", "sample", "skills", "greet", "SKILL.md"))
+	for _, d := range []string{"skills/greet", "skills/pdf", ".claude-plugin"} {
+		os.MkdirAll(filepath.Join(x.repo, d), 0o755)
+	}
+	writeFile(x.t, filepath.Join(x.repo, "skills", "greet", "SKILL.md"), greet)
+	writeFile(x.t, filepath.Join(x.repo, "skills", "pdf", "SKILL.md"), "---\ndescription: PDFs.\n---\nRead PDFs.\n")
+	writeFile(x.t, filepath.Join(x.repo, ".claude-plugin", "marketplace.json"), `{"name": "mkt", "owner": {"name": "t"}, "plugins": [
+  {"name": "document-skills", "source": "./", "strict": false, "skills": ["./skills/pdf"]},
+  {"name": "example-skills", "source": "./", "strict": false, "skills": ["./skills/greet"]}
+]}
+`)
+	x.git("init", "--quiet", "--initial-branch=main")
+	x.git("add", "-A")
+	x.git("commit", "--quiet", "-m", "skills marketplace")
+	x.git("checkout", "--quiet", "-b", "feature")
+	skill := filepath.Join(x.repo, "skills", "greet", "SKILL.md")
+	writeFile(x.t, skill, greet+"5. Keep it short.\n")
+	x.git("commit", "--quiet", "-am", "greet: keep it short")
+}
+
+// greetUnlessBare is the greet skill's script when the skill was invoked
+// (its text is in the conversation), and a model that does nothing of the
+// kind without it: the baseline arm.
+func greetUnlessBare() []turn {
+	script := greetSkill()
+	out := make([]turn, len(script))
+	for i, step := range script {
+		out[i] = func(s *server, n int) []block {
+			if !strings.Contains(string(s.body), "Keep it short.") {
+				return []block{text("I greet you, but I have no greeting routine to follow here.")}
+			}
+			return step(s, n)
+		}
+	}
+	return out
+}
+
+// A skill of a marketplace entry that shares its source with another is
+// run under that entry's name (the session lists example-skills:greet, not
+// the folder's name or the first entry's), --runs times and as many times
+// without the plugin: every criterion has a pass rate, a criterion the
+// bare model meets as well is marked as no evidence of the change, and each
+// run says what it cost.
+func TestExerciseRunsAndBaseline(t *testing.T) { eachRelease(t, testExerciseRunsAndBaseline) }
+
+func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = greetUnlessBare()
+	x := newExerciseEnv(t, rel, srv)
+	x.marketplaceBranch()
+	spec := filepath.Join(x.top, "spec.md")
+	writeFile(t, spec, "### AC1: The file holds a greeting\n\n- file `greeting.txt` contains `, world`\n")
+	out, stderr := x.run(0, "--runs", "2", "--baseline", "--args", "Greet the team.", "--spec", spec, "--json")
+	var rep struct {
+		Status     string
+		Runs       int
+		Baseline   bool
+		CostUSD    float64 `json:"cost_usd"`
+		Tokens     int64
+		Components []struct {
+			Plugin, Name, Status string
+			BaselinePrompt       string `json:"baseline_prompt"`
+			Criteria             []struct {
+				ID           string
+				Passed, Runs int
+				BP           int `json:"baseline_passed"`
+				BR           int `json:"baseline_runs"`
+				Evidence     bool
+				Note         string
+			}
+			Runs, Baseline []struct {
+				Arm, Status string
+				Run         int
+				CostUSD     float64 `json:"cost_usd"`
+				Usage       struct {
+					Input  int64 `json:"input_tokens"`
+					Output int64 `json:"output_tokens"`
+				}
+				Prompt string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if rep.Status != "passed" || len(rep.Components) != 1 {
+		t.Fatalf("report: %s", out)
+	}
+	c := rep.Components[0]
+	if c.Plugin+":"+c.Name != "example-skills:greet" || len(c.Runs) != 2 || len(c.Baseline) != 2 || c.BaselinePrompt != "Greet the team." {
+		t.Fatalf("component %s:%s, %d runs, %d baseline runs (prompt %q): %s", c.Plugin, c.Name, len(c.Runs), len(c.Baseline), c.BaselinePrompt, out)
+	}
+	rates := map[string]string{}
+	for _, r := range c.Criteria {
+		rates[r.ID] = fmt.Sprintf("%d/%d without %d/%d evidence=%v", r.Passed, r.Runs, r.BP, r.BR, r.Evidence)
+	}
+	for id, want := range map[string]string{
+		"RUN-1": "2/2 without 0/0 evidence=true", // the session listed example-skills:greet
+		"RUN-2": "2/2 without 2/2 evidence=false",
+		"AC1":   "2/2 without 0/2 evidence=true",
+	} {
+		if rates[id] != want {
+			t.Errorf("%s: %s, want %s", id, rates[id], want)
+		}
+	}
+	for _, r := range append(c.Runs, c.Baseline...) {
+		if r.Usage.Input <= 0 || r.Usage.Output <= 0 {
+			t.Errorf("%s run %d: no tokens counted: %+v", r.Arm, r.Run, r.Usage)
+		}
+	}
+	if rep.Tokens <= 0 {
+		t.Errorf("the report counts no tokens: %s", out)
+	}
+	if c.Baseline[0].Prompt != "Greet the team." || c.Runs[0].Prompt != "/example-skills:greet Greet the team." {
+		t.Errorf("prompts: with %q, without %q", c.Runs[0].Prompt, c.Baseline[0].Prompt)
+	}
+	if !strings.Contains(stderr, "in 4 sessions with claude") || !strings.Contains(stderr, "baseline run 2 of 2 (without the plugin): FAILED") {
+		t.Errorf("stderr does not say the plan and each run:\n%s", stderr)
+	}
+}
+
+// A plugin Claude Code would not load is refused before any session, with
+// the CLI's own error: nothing is paid for.
+func TestExerciseLoadCheck(t *testing.T) { eachRelease(t, testExerciseLoadCheck) }
+
+func testExerciseLoadCheck(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = greetSkill()
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	writeFile(t, filepath.Join(x.repo, "sample", ".claude-plugin", "plugin.json"), `{"name": "sample", "agents": ["./agents"]}`+"\n")
+	_, stderr := x.run(1, "sample:greet")
+	for _, want := range []string{"rodin: the plugin does not load: claude plugin validate ", `agents.0: Invalid string: must end with ".md"`, "no session was started"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if n := len(srv.requestsOf("main")); n != 0 {
+		t.Errorf("%d model requests before the plugin was found not to load", n)
+	}
+}

@@ -93,7 +93,11 @@ func Exercise(ctx context.Context, c Component, o Options, p Plan, spent *Spent,
 		out.Run = n
 		spent.USD += out.CostUSD + out.JudgeCostUSD
 		if say != nil {
-			say(fmt.Sprintf("%s run %d of %d: %s, $%.4f, %d tokens", out.Arm, n, p.Runs, strings.ToUpper(out.Status), out.CostUSD+out.JudgeCostUSD, out.Usage.Total()))
+			what := "run %d of %d"
+			if baseline {
+				what = "baseline run %d of %d (without the plugin)"
+			}
+			say(fmt.Sprintf(what+": %s, $%.4f, %d tokens", n, p.Runs, strings.ToUpper(out.Status), out.CostUSD+out.JudgeCostUSD, out.Usage.Total()))
 		}
 		return out, true
 	}
