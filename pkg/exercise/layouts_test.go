@@ -37,6 +37,8 @@ func TestRealLayouts(t *testing.T) {
 			for _, file := range ar.Files {
 				if file.Name == "want.txt" {
 					want = strings.Fields(strings.ReplaceAll(string(file.Data), "\n", " "))
+				}
+				if strings.HasPrefix(file.Name, "want") { // want@<release>.txt: what an older release names
 					continue
 				}
 				p := filepath.Join(root, filepath.FromSlash(file.Name))
