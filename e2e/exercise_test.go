@@ -821,6 +821,9 @@ func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
 	if c.Baseline[0].Prompt != "Greet the team." || c.Runs[0].Prompt != "/example-skills:greet Greet the team." {
 		t.Errorf("prompts: with %q, without %q", c.Runs[0].Prompt, c.Baseline[0].Prompt)
 	}
+	if strings.Contains(stderr, "claude also offers") {
+		t.Errorf("the copy that loads example-skills offers more than its entry lists:\n%s", stderr)
+	}
 	if !strings.Contains(stderr, "in 4 sessions with claude") || !strings.Contains(stderr, "baseline run 2 of 2 (without the plugin): FAILED") {
 		t.Errorf("stderr does not say the plan and each run:\n%s", stderr)
 	}

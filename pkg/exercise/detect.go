@@ -18,6 +18,9 @@ type Component struct {
 	Name      string `json:"name"`
 	File      string `json:"file"` // relative to the repository root
 	Abs       string `json:"-"`    // File, absolute
+	// Real is File with links resolved (a linked skill folder's SKILL.md is
+	// changed where it really is), relative to the repository root.
+	Real string `json:"-"`
 	// NotInvocable is a skill with `user-invocable: false`: no slash
 	// command, the model runs it through the Skill tool.
 	NotInvocable bool `json:"not_invocable,omitempty"`
@@ -93,7 +96,7 @@ func Changed(root, base string, plugins []*Plugin) ([]Component, error) {
 	}
 	var out []Component
 	for _, c := range Inventory(root, plugins) {
-		if changed[c.File] {
+		if changed[c.File] || changed[c.Real] {
 			out = append(out, c)
 		}
 	}

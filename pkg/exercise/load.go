@@ -52,30 +52,72 @@ func Prepare(comps []Component) (out []Component, cleanup func(), err error) {
 }
 
 // loadCopy copies p's directory to dir with p's manifest. When the entry's
-// skills are all its skills, skills/ is moved aside (kept reachable by a
-// link, which the CLI does not load from) so that its other skills are
-// not loaded.
+// skills are all its skills, the copy's skills/ keeps only those (a
+// plugin.json adds skills/ to its list, and the CLI follows links there),
+// and a listed skill whose frontmatter names it otherwise than its folder
+// moves to .rodin-skills/ (in skills/ it would be named by its folder).
 func loadCopy(p *Plugin, dir string) (string, error) {
 	if err := copyTree(p.Dir, dir, "node_modules", ".claude-plugin"); err != nil {
 		return "", err
 	}
 	m := p.Manifest
-	if p.ReplaceSkills && isDir(filepath.Join(dir, "skills")) {
-		if err := os.Rename(filepath.Join(dir, "skills"), filepath.Join(dir, ".rodin-skills")); err != nil {
-			return "", err
-		}
-		if err := os.Symlink(".rodin-skills", filepath.Join(dir, "skills")); err != nil {
-			return "", err
-		}
-		var moved []string
+	if p.ReplaceSkills {
+		keep := map[string]bool{}
+		var listed []string
 		for _, s := range p.Skills {
-			t := strings.TrimPrefix(s, "./")
-			if t == "skills" || strings.HasPrefix(t, "skills/") {
-				s = "./.rodin-skills" + strings.TrimPrefix(t, "skills")
+			t := strings.TrimSuffix(strings.TrimPrefix(s, "./"), "/")
+			first, rest, _ := strings.Cut(t, "/")
+			if first != "skills" || rest == "" || strings.Contains(rest, "/") {
+				listed = append(listed, s)
+				if t == "skills" {
+					keep["*"] = true
+				}
+				continue
 			}
-			moved = append(moved, s)
+			file := filepath.Join(dir, "skills", rest, "SKILL.md")
+			if frontmatterName(file, skillName(rest)) == skillName(rest) {
+				keep[rest] = true
+				listed = append(listed, "./skills/"+rest)
+				continue
+			}
+			if err := os.MkdirAll(filepath.Join(dir, ".rodin-skills"), 0o755); err != nil {
+				return "", err
+			}
+			if err := os.Rename(filepath.Join(dir, "skills", rest), filepath.Join(dir, ".rodin-skills", rest)); err != nil {
+				return "", err
+			}
+			listed = append(listed, "./.rodin-skills/"+rest)
 		}
-		m = with(m, "skills", moved)
+		if entries, err := os.ReadDir(filepath.Join(dir, "skills")); err == nil && !keep["*"] {
+			for _, e := range entries {
+				if !keep[e.Name()] {
+					os.RemoveAll(filepath.Join(dir, "skills", e.Name()))
+				}
+			}
+		}
+		m = with(m, "skills", listed)
+	}
+	// In a plugin.json, lists of commands or agents replace the default
+	// folders; the entry's add to them: the copy lists both.
+	if p.ExtraCommands != nil {
+		base := p.Commands
+		if base == nil && isDir(filepath.Join(dir, "commands")) {
+			base = []string{"./commands"}
+		}
+		m = with(m, "commands", append(append([]string{}, base...), p.ExtraCommands...))
+	}
+	if p.ExtraAgents != nil {
+		base := p.Agents
+		if base == nil {
+			files, _ := filepath.Glob(filepath.Join(dir, "agents", "*.md"))
+			for _, f := range files {
+				base = append(base, "./agents/"+filepath.Base(f))
+			}
+		}
+		m = with(m, "agents", append(append([]string{}, base...), p.ExtraAgents...))
+	}
+	if p.Skills != nil && !p.ReplaceSkills {
+		m = with(m, "skills", p.Skills)
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -118,6 +160,11 @@ func CheckLoads(ctx context.Context, claude string, env []string, dir string, co
 				notes = append(notes, fmt.Sprintf("could not ask claude what %s offers before the sessions (%v): its names are checked by the sessions only", c.Plugin, err))
 			} else {
 				l = &listing
+				if c.plugin != nil {
+					if extra := unknownNames(listing, c.Plugin, c.plugin.Components(c.plugin.Dir)); len(extra) > 0 {
+						notes = append(notes, fmt.Sprintf("claude also offers %s as %s, which rodin did not find in %s: rodin's naming may be behind this release of Claude Code", strings.Join(extra, ", "), c.Plugin, c.From()))
+					}
+				}
 			}
 			checked[load] = l
 		}
@@ -185,4 +232,32 @@ func validate(ctx context.Context, claude string, env []string, dir string) stri
 		lines = append(lines, "  (it failed without naming an error; run it to see why)")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// unknownNames are what the listing offers under the plugin's name that
+// none of its components is called (a command by its name or an alias).
+func unknownNames(l headless.Listing, plugin string, comps []Component) []string {
+	known := map[string]bool{}
+	for _, c := range comps {
+		known[c.ID()] = true
+	}
+	var out []string
+	for _, c := range l.Commands {
+		if !strings.HasPrefix(c.Name, plugin+":") {
+			continue
+		}
+		ok := known[c.Name]
+		for _, a := range c.Aliases {
+			ok = ok || known[a]
+		}
+		if !ok {
+			out = append(out, c.Name)
+		}
+	}
+	for _, a := range l.Agents {
+		if strings.HasPrefix(a, plugin+":") && !known[a] {
+			out = append(out, a)
+		}
+	}
+	return out
 }

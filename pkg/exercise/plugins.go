@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,8 +32,13 @@ type Plugin struct {
 	// strict: false, or lists of its own): the run loads a copy of Dir
 	// with it as the plugin.json.
 	Manifest map[string]json.RawMessage
+	// ExtraCommands and ExtraAgents are a marketplace entry's lists, which
+	// add to the plugin's commands and agents (where a plugin.json's
+	// replace the default folders).
+	ExtraCommands, ExtraAgents []string
 	// manifest is plugin.json as read.
 	manifest map[string]json.RawMessage
+	refused  string
 }
 
 // Plugins finds the plugins of the repository at root: every directory
@@ -97,27 +103,25 @@ func Plugins(root string) ([]*Plugin, error) {
 		covered[dir] = true
 		pl := &Plugin{Name: name, Dir: dir, From: ".claude-plugin/marketplace.json: " + name}
 		own, hasJSON := byDir[dir]
-		pl.Skills, pl.Commands, pl.Agents = paths(e["skills"]), paths(e["commands"]), paths(e["agents"])
-		if hasJSON && (strict == nil || *strict) {
+		skills, commands, agents := paths(e["skills"]), paths(e["commands"]), paths(e["agents"])
+		lists := skills != nil || commands != nil || agents != nil
+		switch {
+		case hasJSON && (strict == nil || *strict):
 			// plugin.json is the plugin (its name too, as the CLI lists
-			// it); the entry's lists add to its own.
+			// it); the entry's lists add to its components.
 			pl.Name, pl.From = own.Name, own.From+" + "+pl.From
-			pl.Skills = append(append([]string{}, own.Skills...), pl.Skills...)
-			if pl.Commands == nil {
-				pl.Commands = own.Commands
-			}
-			if pl.Agents == nil {
-				pl.Agents = own.Agents
-			}
-			if e["skills"] != nil || e["commands"] != nil || e["agents"] != nil {
+			pl.Skills = append(append([]string{}, own.Skills...), skills...)
+			pl.Commands, pl.Agents = own.Commands, own.Agents
+			pl.ExtraCommands, pl.ExtraAgents = commands, agents
+			if lists {
 				pl.Manifest = own.manifest
-				for _, k := range []string{"skills", "commands", "agents"} {
-					if v := list(k, pl); v != nil {
-						pl.Manifest = with(pl.Manifest, k, v)
-					}
-				}
 			}
-		} else {
+		case hasJSON && lists:
+			// The CLI installs it but loads nothing: conflicting manifests.
+			pl.refused = pl.From + ": strict: false with lists of its own beside " + own.From + " (conflicting manifests)"
+		default:
+			// The entry is the whole manifest: its skills replace skills/,
+			// its commands and agents add to the default folders.
 			pl.Manifest = map[string]json.RawMessage{}
 			for k, v := range e {
 				switch k {
@@ -126,7 +130,8 @@ func Plugins(root string) ([]*Plugin, error) {
 					pl.Manifest[k] = v
 				}
 			}
-			pl.ReplaceSkills = pl.Skills != nil
+			pl.Skills, pl.ReplaceSkills = skills, skills != nil
+			pl.ExtraCommands, pl.ExtraAgents = commands, agents
 		}
 		entries = append(entries, pl)
 	}
@@ -158,17 +163,6 @@ func readPluginJSON(dir, root string) (*Plugin, bool) {
 	rel, _ := filepath.Rel(root, file)
 	return &Plugin{Name: name, Dir: dir, From: filepath.ToSlash(rel), manifest: m,
 		Skills: paths(m["skills"]), Commands: paths(m["commands"]), Agents: paths(m["agents"])}, true
-}
-
-// list is the plugin's merged list of kind, nil when it has none.
-func list(kind string, p *Plugin) []string {
-	switch kind {
-	case "skills":
-		return p.Skills
-	case "commands":
-		return p.Commands
-	}
-	return p.Agents
 }
 
 // with is a copy of m with key set to v.
@@ -223,7 +217,13 @@ func (p *Plugin) Components(root string) []Component {
 		}
 		seen[kind+"\x00"+abs] = true
 		rel, _ := filepath.Rel(root, abs)
-		out = append(out, Component{Plugin: p.Name, PluginDir: p.Dir, Kind: kind, Name: name, File: filepath.ToSlash(rel), Abs: abs, plugin: p})
+		real := rel
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			if rr, err := filepath.Rel(root, r); err == nil && !strings.HasPrefix(rr, "..") {
+				real = rr
+			}
+		}
+		out = append(out, Component{Real: filepath.ToSlash(real), Plugin: p.Name, PluginDir: p.Dir, Kind: kind, Name: name, File: filepath.ToSlash(rel), Abs: abs, plugin: p})
 	}
 	skillDir := func(dir string) { // a directory that is a skill
 		if isFile(filepath.Join(dir, "SKILL.md")) {
@@ -233,12 +233,18 @@ func (p *Plugin) Components(root string) []Component {
 	skillFolder := func(dir string) { // a folder of skills
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if e.IsDir() && isFile(filepath.Join(dir, e.Name(), "SKILL.md")) {
+			// isFile follows links: the CLI loads a linked skill folder,
+			// named by the link.
+			if isFile(filepath.Join(dir, e.Name(), "SKILL.md")) {
 				add("skill", skillName(e.Name()), filepath.Join(dir, e.Name(), "SKILL.md"))
 			}
 		}
 	}
-	skillDir(p.Dir)
+	// The plugin's own SKILL.md (a plugin that is a skill) counts when it
+	// has no skills/ folder, or lists itself ("./").
+	if !isDir(filepath.Join(p.Dir, "skills")) || slices.Contains(p.Skills, "./") || slices.Contains(p.Skills, ".") {
+		skillDir(p.Dir)
+	}
 	if !p.ReplaceSkills {
 		skillFolder(filepath.Join(p.Dir, "skills"))
 	}
@@ -252,6 +258,11 @@ func (p *Plugin) Components(root string) []Component {
 	}
 	commandFolder := func(dir string) {
 		filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && f != dir && isFile(filepath.Join(f, "SKILL.md")) {
+				// A folder of commands/ that holds a SKILL.md is a skill.
+				add("skill", skillName(d.Name()), filepath.Join(f, "SKILL.md"))
+				return filepath.SkipDir
+			}
 			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".md") {
 				rel, _ := filepath.Rel(dir, strings.TrimSuffix(f, ".md"))
 				add("command", strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), f)
@@ -262,7 +273,7 @@ func (p *Plugin) Components(root string) []Component {
 	if p.Commands == nil {
 		commandFolder(filepath.Join(p.Dir, "commands"))
 	}
-	for _, c := range p.Commands {
+	for _, c := range append(append([]string{}, p.Commands...), p.ExtraCommands...) {
 		if f := p.path(c); isFile(f) && strings.HasSuffix(f, ".md") {
 			add("command", strings.TrimSuffix(filepath.Base(f), ".md"), f)
 		} else {
@@ -286,7 +297,7 @@ func (p *Plugin) Components(root string) []Component {
 			return nil
 		})
 	}
-	for _, a := range p.Agents {
+	for _, a := range append(append([]string{}, p.Agents...), p.ExtraAgents...) {
 		if f := p.path(a); isFile(f) && strings.HasSuffix(f, ".md") {
 			agentFile(f, "")
 		}
@@ -320,7 +331,10 @@ func (p *Plugin) Components(root string) []Component {
 // (the CLI refuses the manifest: agents.0 must end with ".md"). The run's
 // load check asks the CLI itself (claude plugin validate).
 func (p *Plugin) Refused() string {
-	for i, a := range p.Agents {
+	if p.refused != "" {
+		return p.refused
+	}
+	for i, a := range append(append([]string{}, p.Agents...), p.ExtraAgents...) {
 		if !strings.HasSuffix(a, ".md") {
 			return fmt.Sprintf("%s: agents.%d (%s) must name a .md file", p.From, i, a)
 		}
@@ -338,9 +352,17 @@ func (p *Plugin) path(s string) string {
 	return f
 }
 
-// skillName is a skill directory's name as a command: spaces become
-// hyphens ("My Skill" is /plugin:My-Skill).
-func skillName(dir string) string { return strings.ReplaceAll(dir, " ", "-") }
+// skillName is a skill directory's name as a command: each character
+// other than a letter, digit, "_" or "-" becomes "-" ("My Skill" is
+// /plugin:My-Skill).
+func skillName(dir string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, dir)
+}
 
 func isFile(p string) bool {
 	st, err := os.Stat(p)
@@ -378,11 +400,22 @@ func frontmatterName(path, fallback string) string {
 	return fallback
 }
 
-// Inventory is every component of every plugin, in order.
+// Inventory is every component of every plugin, in order. A SKILL.md two
+// plugins reach (marketplace entries sharing a source) is the first one's:
+// the CLI lists it once.
 func Inventory(root string, plugins []*Plugin) []Component {
 	var out []Component
+	skills := map[string]bool{}
 	for _, p := range plugins {
-		out = append(out, p.Components(root)...)
+		for _, c := range p.Components(root) {
+			if c.Kind == "skill" {
+				if skills[c.Abs] {
+					continue
+				}
+				skills[c.Abs] = true
+			}
+			out = append(out, c)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Plugin < out[j].Plugin })
 	return out

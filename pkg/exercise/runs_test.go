@@ -1,0 +1,130 @@
+package exercise
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rodin-gate/rodin/pkg/headless"
+)
+
+func TestRates(t *testing.T) {
+	run := func(verdicts ...string) Outcome {
+		var o Outcome
+		for i, v := range verdicts {
+			o.Criteria = append(o.Criteria, Judged{ID: []string{"RUN-2", "AC1", "AC2"}[i], Verdict: v})
+		}
+		return o
+	}
+	runs := []Outcome{run(Pass, Pass, Pass), run(Pass, Pass, Fail), run(Pass, Pass, Pass)}
+	baseline := []Outcome{run(Pass, Fail, Pass), run(Pass, Fail, Pass), run(Pass, Pass, Pass)}
+	got := rates(runs, baseline, 1)
+	summary := map[string]string{}
+	for _, r := range got {
+		summary[r.ID] = strings.TrimSpace(strings.Join([]string{
+			itoa(r.Passed) + "/" + itoa(r.Runs), itoa(r.BaselinePassed) + "/" + itoa(r.BaselineRuns),
+			map[bool]string{true: "met", false: "unmet"}[r.Met], map[bool]string{true: "evidence", false: "no-evidence"}[r.Evidence]}, " "))
+	}
+	want := map[string]string{
+		"RUN-2": "3/3 3/3 met no-evidence", // the bare model ends its session too
+		"AC1":   "3/3 1/3 met evidence",
+		"AC2":   "2/3 3/3 unmet no-evidence",
+	}
+	if diff := cmp.Diff(want, summary); diff != "" {
+		t.Errorf("rates (-want +got):\n%s", diff)
+	}
+	if got := rates(runs, nil, 2.0/3); !got[2].Met || got[2].BaselineRate != nil || !got[2].Evidence {
+		t.Errorf("AC2 at a 2/3 threshold without a baseline: %+v", got[2])
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestBaselinePrompt(t *testing.T) {
+	c := Component{Plugin: "p", Name: "greet", Kind: "skill"}
+	for _, tc := range []struct {
+		prompt, args, want string
+	}{
+		{"", "Greet the team.", "Greet the team."},
+		{"/p:greet Greet Ada.", "", "Greet Ada."},
+		{"/greet Greet Ada.", "", "Greet Ada."},
+		{"Write a greeting file.", "", "Write a greeting file."},
+		{"", "", ""},
+		{"/p:greet", "", ""},
+	} {
+		got, note := BaselinePrompt(c, Options{Prompt: tc.prompt, Args: tc.args})
+		if got != tc.want || (got == "") != (note != "") {
+			t.Errorf("prompt %q args %q: %q (note %q), want %q", tc.prompt, tc.args, got, note, tc.want)
+		}
+	}
+}
+
+func TestUnknownNames(t *testing.T) {
+	l := headless.Listing{
+		Commands: []headless.ListedCommand{{Name: "p:fm", Aliases: []string{"fm", "p:dir"}}, {Name: "p:new"}, {Name: "q:x"}, {Name: "design"}},
+		Agents:   []string{"p:a", "p:b", "Explore"},
+	}
+	comps := []Component{{Plugin: "p", Name: "dir", Kind: "skill"}, {Plugin: "p", Name: "a", Kind: "agent"}}
+	if diff := cmp.Diff([]string{"p:new", "p:b"}, unknownNames(l, "p", comps)); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+}
+
+// The copy that loads a marketplace entry (strict: false, its own skills)
+// keeps only the entry's skills in skills/, moves a listed skill its
+// frontmatter renames out of it, and lists commands and agents the entry
+// adds beside the default folders.
+func TestLoadCopy(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("skills/keep/SKILL.md", "---\ndescription: d\n---\n")
+	write("skills/renamed/SKILL.md", "---\nname: other\ndescription: d\n---\n")
+	write("skills/unlisted/SKILL.md", "---\ndescription: d\n---\n")
+	write("commands/c.md", "c\n")
+	write("extra/x.md", "x\n")
+	write("agents/a.md", "a\n")
+	write("more/b.md", "b\n")
+	write(".claude-plugin/marketplace.json", `{"name": "m", "plugins": [{"name": "e", "source": "./", "strict": false, "category": "x",
+		"skills": ["./skills/keep", "./skills/renamed"], "commands": ["./extra/x.md"], "agents": ["./more/b.md"]}]}`)
+	plugins, err := Plugins(root)
+	if err != nil || len(plugins) != 1 {
+		t.Fatalf("plugins %v, %v", plugins, err)
+	}
+	var ids []string
+	for _, c := range plugins[0].Components(root) {
+		ids = append(ids, c.Kind+" "+c.ID())
+	}
+	if diff := cmp.Diff([]string{"skill e:keep", "skill e:other", "command e:c", "command e:x", "agent e:a", "agent e:b"}, ids); diff != "" {
+		t.Errorf("components (-want +got):\n%s", diff)
+	}
+	dir, err := loadCopy(plugins[0], filepath.Join(t.TempDir(), "e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	data, _ := os.ReadFile(filepath.Join(dir, ".claude-plugin", "plugin.json"))
+	json.Unmarshal(data, &m)
+	want := map[string]any{
+		"name":     "e",
+		"skills":   []any{"./skills/keep", "./.rodin-skills/renamed"},
+		"commands": []any{"./commands", "./extra/x.md"},
+		"agents":   []any{"./agents/a.md", "./more/b.md"},
+	}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Errorf("the copy's plugin.json (-want +got):\n%s", diff)
+	}
+	for rel, want := range map[string]bool{"skills/keep/SKILL.md": true, ".rodin-skills/renamed/SKILL.md": true, "skills/unlisted": false, "skills/renamed": false, ".claude-plugin/marketplace.json": false} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); (err == nil) != want {
+			t.Errorf("%s in the copy: %v, want %v", rel, err == nil, want)
+		}
+	}
+}
