@@ -757,7 +757,7 @@ func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
 	x.marketplaceBranch()
 	spec := filepath.Join(x.top, "spec.md")
 	writeFile(t, spec, "### AC1: The file holds a greeting\n\n- file `greeting.txt` contains `, world`\n")
-	out, stderr := x.run(0, "--runs", "2", "--baseline", "--args", "Greet the team.", "--spec", spec, "--json")
+	out, stderr := x.run(0, "--runs", "3", "--baseline", "--args", "Greet the team.", "--spec", spec, "--json")
 	var rep struct {
 		Status     string
 		Runs       int
@@ -794,7 +794,7 @@ func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("report: %s", out)
 	}
 	c := rep.Components[0]
-	if c.Plugin+":"+c.Name != "example-skills:greet" || len(c.Runs) != 2 || len(c.Baseline) != 2 || c.BaselinePrompt != "Greet the team." {
+	if c.Plugin+":"+c.Name != "example-skills:greet" || len(c.Runs) != 3 || len(c.Baseline) != 3 || c.BaselinePrompt != "Greet the team." {
 		t.Fatalf("component %s:%s, %d runs, %d baseline runs (prompt %q): %s", c.Plugin, c.Name, len(c.Runs), len(c.Baseline), c.BaselinePrompt, out)
 	}
 	rates := map[string]string{}
@@ -802,9 +802,9 @@ func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
 		rates[r.ID] = fmt.Sprintf("%d/%d without %d/%d evidence=%v", r.Passed, r.Runs, r.BP, r.BR, r.Evidence)
 	}
 	for id, want := range map[string]string{
-		"RUN-1": "2/2 without 0/0 evidence=true", // the session listed example-skills:greet
-		"RUN-2": "2/2 without 2/2 evidence=false",
-		"AC1":   "2/2 without 0/2 evidence=true",
+		"RUN-1": "3/3 without 0/0 evidence=true", // the session listed example-skills:greet
+		"RUN-2": "3/3 without 3/3 evidence=false",
+		"AC1":   "3/3 without 0/3 evidence=true",
 	} {
 		if rates[id] != want {
 			t.Errorf("%s: %s, want %s", id, rates[id], want)
@@ -824,7 +824,7 @@ func testExerciseRunsAndBaseline(t *testing.T, rel claudecli.Release) {
 	if strings.Contains(stderr, "claude also offers") {
 		t.Errorf("the copy that loads example-skills offers more than its entry lists:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "in 4 sessions with claude") || !strings.Contains(stderr, "baseline run 2 of 2 (without the plugin): FAILED") {
+	if !strings.Contains(stderr, "in 6 sessions with claude") || !strings.Contains(stderr, "baseline run 3 of 3 (without the plugin): FAILED") {
 		t.Errorf("stderr does not say the plan and each run:\n%s", stderr)
 	}
 }
@@ -848,4 +848,36 @@ func testExerciseLoadCheck(t *testing.T, rel claudecli.Release) {
 	if n := len(srv.requestsOf("main")); n != 0 {
 		t.Errorf("%d model requests before the plugin was found not to load", n)
 	}
+}
+
+// A changed command (nested: commands/review/chain.md) is exercised like a
+// skill, by its slash command: the session lists sample:review:chain and
+// runs it.
+func TestExerciseCommand(t *testing.T) { eachRelease(t, testExerciseCommand) }
+
+func testExerciseCommand(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	srv.main = []turn{
+		func(s *server, _ int) []block {
+			if !strings.Contains(string(s.body), "Review the chain of changes") {
+				return []block{text("No command text reached me.")}
+			}
+			return []block{tool("Write", map[string]any{"file_path": projectDir(s) + "/review.md", "content": "Looks fine.\n"})}
+		},
+		say("I wrote review.md."),
+	}
+	x := newExerciseEnv(t, rel, srv)
+	x.featureBranch()
+	cmd := filepath.Join(x.repo, "sample", "commands", "review", "chain.md")
+	os.MkdirAll(filepath.Dir(cmd), 0o755)
+	writeFile(t, cmd, "---\ndescription: Review a chain of changes.\n---\nReview the chain of changes and write review.md.\n")
+	spec := filepath.Join(x.top, "spec.md")
+	writeFile(t, spec, "### AC1: The review is written\n\n- file `review.md` contains `Looks fine`\n")
+	out, _ := x.run(0, "--spec", spec, "review:chain") // named as Claude Code names it
+	reportHas(t, out,
+		"### Command `sample:review:chain`: PASSED",
+		"| **Prompt** | `/sample:review:chain` |",
+		"| RUN-1 | Claude Code loaded the command | Pass | `sample:review:chain` listed by the session |",
+		"| AC1 | The review is written | Pass |",
+	)
 }

@@ -1,4 +1,4 @@
-// Package exercise verifies a changed skill or agent of a Claude Code
+// Package exercise verifies a changed skill, command or agent of a Claude Code
 // plugin by running it: it finds what changed on the branch, makes a
 // disposable project, runs the skill there in the real claude CLI with
 // the plugin loaded (AskUserQuestion answered by rodin through the

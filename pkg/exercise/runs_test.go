@@ -128,3 +128,60 @@ func TestLoadCopy(t *testing.T) {
 		}
 	}
 }
+
+// A SKILL.md that two marketplace entries list is the first entry's: the
+// CLI lists it once. A command they share is each entry's.
+func TestSharedSkillFirstEntry(t *testing.T) {
+	root := t.TempDir()
+	for rel, data := range map[string]string{
+		"skills/pdf/SKILL.md": "---\ndescription: d\n---\n",
+		"commands/c.md":       "c\n",
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [
+			{"name": "first", "source": "./", "strict": false, "skills": ["./skills/pdf"]},
+			{"name": "second", "source": "./", "strict": false, "skills": ["./skills/pdf"]}]}`,
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+	}
+	plugins, _ := Plugins(root)
+	var ids []string
+	for _, c := range Inventory(root, plugins) {
+		ids = append(ids, c.Kind+" "+c.ID())
+	}
+	if diff := cmp.Diff([]string{"skill first:pdf", "command first:c", "command second:c"}, ids); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// With several runs and a baseline, the report leads with the pass rates,
+// then each run under its own heading.
+func TestReportRuns(t *testing.T) {
+	c := Component{Plugin: "p", Name: "greet", Kind: "skill", File: "skills/greet/SKILL.md"}
+	run := func(arm string, n int, ac string) Outcome {
+		return Outcome{Component: c, Arm: arm, Run: n, Status: map[string]string{Pass: Passed, Fail: Failed}[ac], Method: "control", Interactive: true,
+			CostUSD: 0.01, Usage: headless.Usage{InputTokens: 1000, OutputTokens: 200}, DurationMS: 1500, Turns: 3,
+			Criteria: []Judged{{ID: "AC1", Title: "Greets", Verdict: ac, Evidence: "e", By: "checks"}}}
+	}
+	x := Exercised{Component: c, Status: Passed, Prompt: "/p:greet Greet.", BaselinePrompt: "Greet.",
+		Runs: []Outcome{run(ArmPlugin, 1, Pass), run(ArmPlugin, 2, Pass)}, Baseline: []Outcome{run(ArmBaseline, 1, Fail), run(ArmBaseline, 2, Pass)}}
+	x.Criteria = rates(x.Runs, x.Baseline, 1)
+	x.CostUSD, x.Tokens, x.DurationMS = 0.04, 4800, 6000
+	r := Report{Status: Passed, Claude: "2.1.332", Runs: 2, Baseline: true, Threshold: 1, Exercised: []Exercised{x}}
+	r.Summarize()
+	md := r.Markdown()
+	for _, want := range []string{
+		"1 of 1 exercised component passed (claude 2.1.332); $0.0400, 4,800 tokens, 6s.",
+		"| **Runs** | 2 with the plugin, 2 without it (baseline prompt: `Greet.`) |",
+		"| AC | Description | With the plugin | Without | Note |",
+		"| AC1 | Greets | 2/2 | 1/2 |  |",
+		"#### Run 1 with the plugin: PASSED",
+		"#### Run 2 without the plugin (baseline): PASSED",
+		"##### AC Evaluation",
+		"| **Spent** | $0.0100, 1,200 tokens, 1.5s (3 turns) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}
