@@ -840,7 +840,7 @@ func testExerciseLoadCheck(t *testing.T, rel claudecli.Release) {
 	x.featureBranch()
 	writeFile(t, filepath.Join(x.repo, "sample", ".claude-plugin", "plugin.json"), `{"name": "sample", "agents": ["./agents"]}`+"\n")
 	_, stderr := x.run(1, "sample:greet")
-	for _, want := range []string{"rodin: the plugin does not load: claude plugin validate ", `agents.0: Invalid string: must end with ".md"`, "no session was started"} {
+	for _, want := range []string{"rodin: the plugin does not load: claude lists no skill sample:greet; claude plugin validate ", `agents.0: Invalid string: must end with ".md"`, "no session was started"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -135,6 +136,44 @@ func testLayoutNames(t *testing.T, rel claudecli.Release) {
 		sort.Strings(want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: names (-want.txt +claude %s):\n%s", filepath.Base(f), rel.Version, diff)
+		}
+
+		// And as rodin exercise loads each plugin (a copy for a marketplace
+		// entry): the CLI offers every component rodin names, and nothing
+		// else under the plugin's name.
+		wanted := map[string]bool{}
+		for _, w := range want {
+			_, id, _ := strings.Cut(w, " ")
+			wanted[id] = true
+		}
+		env := []string{"HOME=" + filepath.Join(root, "home"), "PATH=" + os.Getenv("PATH"), "ANTHROPIC_API_KEY=" + apiKey,
+			"ANTHROPIC_BASE_URL=http://127.0.0.1:9", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1"}
+		for _, p := range plugins {
+			var comps []exercise.Component
+			listed := false
+			for _, c := range exercise.Inventory(repo, []*exercise.Plugin{p}) {
+				if c.Refused == "" {
+					comps = append(comps, c)
+					listed = listed || wanted[c.ID()]
+				}
+			}
+			if len(comps) == 0 {
+				continue
+			}
+			prepared, cleanup, err := exercise.Prepare(comps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes, err := exercise.CheckLoads(context.Background(), rel.Path, env, root, prepared)
+			cleanup()
+			switch {
+			case err != nil && listed:
+				t.Errorf("%s: %s does not load as rodin loads it: %v", filepath.Base(f), p.Name, err)
+			case err == nil && !listed:
+				t.Errorf("%s: %s loads, but claude %s named none of it", filepath.Base(f), p.Name, rel.Version)
+			case len(notes) > 0:
+				t.Errorf("%s: %s: %s", filepath.Base(f), p.Name, strings.Join(notes, "; "))
+			}
 		}
 	}
 }

@@ -137,21 +137,23 @@ func isDir(p string) bool {
 // ErrLoad is a plugin Claude Code would not load as rodin would run it.
 var ErrLoad = errors.New("the plugin does not load")
 
-// CheckLoads asks the CLI, before any paid session, whether each plugin
-// loads (claude plugin validate: its own errors) and offers the
-// components under the names rodin would ask for (the CLI's listing,
-// which calls no model). It needs no network and costs nothing. A CLI
-// that cannot list (no control protocol) is noted, not refused: the
-// session's own init event is then the only check.
+// CheckLoads asks the CLI, before any paid session, whether it loads each
+// plugin and offers the components under the names rodin would ask for:
+// the CLI's listing (its answer to the control protocol's initialize
+// request, which calls no model, costs nothing and takes about half a
+// second). A component it does not offer stops the run, with the errors of
+// claude plugin validate when it has any: the CLI's own words for why.
+// Validate alone decides nothing: it is the plugin directory's submission
+// check, and refuses what the runtime loads (a name starting with
+// "claude-", an agent's frontmatter YAML cannot parse). A CLI that cannot
+// list (no control protocol) is noted: the session's own init event is
+// then the only check.
 func CheckLoads(ctx context.Context, claude string, env []string, dir string, comps []Component) (notes []string, err error) {
 	checked := map[string]*headless.Listing{}
 	for _, c := range comps {
 		load := c.LoadDir()
 		l, ok := checked[load]
 		if !ok {
-			if msg := validate(ctx, claude, env, load); msg != "" {
-				return notes, fmt.Errorf("%w: claude plugin validate %s (%s):\n%s", ErrLoad, load, c.From(), msg)
-			}
 			listing, err := headless.List(ctx, claude, []string{"--plugin-dir", load}, dir, env)
 			if err != nil {
 				if ctx.Err() != nil {
@@ -175,14 +177,17 @@ func CheckLoads(ctx context.Context, claude string, env []string, dir string, co
 		if c.Kind == "agent" {
 			listed = l.HasAgent(c.ID())
 		}
-		if !listed {
-			offers := l.Prefixed(c.Plugin + ":")
-			what := "nothing under that name"
-			if len(offers) > 0 {
-				what = strings.Join(offers, ", ")
-			}
-			return notes, fmt.Errorf("%w: claude lists no %s %s with --plugin-dir %s; it lists %s", ErrLoad, c.Kind, c.ID(), load, what)
+		if listed {
+			continue
 		}
+		if msg := validate(ctx, claude, env, load); msg != "" {
+			return notes, fmt.Errorf("%w: claude lists no %s %s; claude plugin validate %s (%s) says:\n%s", ErrLoad, c.Kind, c.ID(), load, c.From(), msg)
+		}
+		what := "nothing under that name"
+		if offers := l.Prefixed(c.Plugin + ":"); len(offers) > 0 {
+			what = strings.Join(offers, ", ")
+		}
+		return notes, fmt.Errorf("%w: claude lists no %s %s with --plugin-dir %s; it lists %s", ErrLoad, c.Kind, c.ID(), load, what)
 	}
 	return notes, nil
 }
