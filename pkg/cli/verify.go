@@ -309,8 +309,7 @@ func fromTerminal(getenv func(string) string, stdin *os.File) bool {
 			return false
 		}
 	}
-	fi, err := stdin.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isTerminal(stdin)
 }
 
 // taskView is one task as `rodin tasks --json` shows it.
