@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -166,9 +167,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "usage: %s\n%s", cmd.usage, commandHelp[args[0]])
 		return 0
 	}
+	out := &countingWriter{w: stdout}
+	e.stdout = out
 	err := cmd.run(e, args[1:])
 	var ue usageError
 	var he hintError
+	var msg, hint string
+	code := 1
 	switch {
 	case err == nil:
 		return 0
@@ -179,14 +184,33 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		errors.As(err, &st)
 		return int(st)
 	case errors.As(err, &ue):
+		msg, hint, code = ue.msg, "usage: "+cmd.usage, 2
 		fmt.Fprintf(stderr, "rodin: %s\nrodin: usage: %s\n", ue.msg, cmd.usage)
-		return 2
 	case errors.As(err, &he):
+		msg, hint = he.err.Error(), he.hint
 		fmt.Fprintf(stderr, "rodin: %v\nrodin: hint: %s\n", he.err, he.hint)
 	default:
+		msg = err.Error()
 		fmt.Fprintf(stderr, "rodin: %v\n", err)
 	}
-	return 1
+	// With --json, a script reads stdout: an error it did not print as
+	// JSON itself is printed there as JSON too, with the same exit status.
+	if out.n == 0 && slices.Contains(args[1:], "--json") {
+		writeJSON(stdout, map[string]any{"error": msg, "hint": hint, "exit": code})
+	}
+	return code
+}
+
+// countingWriter counts what a command wrote.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // nearest is the command name within two edits of name, "" when none is.

@@ -140,8 +140,15 @@ func runGaps(e *env, args []string) error {
 		if problems == nil {
 			problems = []string{}
 		}
-		// "block" tells a plan without a gaps block from one with an empty block.
-		return writeJSON(e.stdout, map[string]any{"block": d.HasGapsBlock(), "gaps": gaps, "problems": problems})
+		// "block" tells a plan without a gaps block from one with an empty
+		// block; a plan without one exits 1, as in text.
+		if err := writeJSON(e.stdout, map[string]any{"block": d.HasGapsBlock(), "gaps": gaps, "problems": problems}); err != nil {
+			return err
+		}
+		if !d.HasGapsBlock() {
+			return withHint(fmt.Errorf("%s has no gaps block", args[0]), "add `<!-- rodin:gaps:start -->` and `<!-- rodin:gaps:end -->` around the gap entries; `rodin check` says what else the plan needs")
+		}
+		return nil
 	default:
 		if !d.HasGapsBlock() {
 			return withHint(fmt.Errorf("%s has no gaps block", args[0]), "add `<!-- rodin:gaps:start -->` and `<!-- rodin:gaps:end -->` around the gap entries; `rodin check` says what else the plan needs")
