@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Version is rodin's version; the plugin manifest carries the same (a test
@@ -66,7 +67,7 @@ var commands = map[string]command{
 	"verdict":   {"rodin verdict [--record] PLAN", runVerdict},
 	"status":    {"rodin status [--json] [PLAN]", runStatus},
 	"doctor":    {"rodin doctor [--json]", runDoctor},
-	"version":   {"rodin version", runVersion},
+	"version":   {"rodin version [--json]", runVersion},
 	"build":     {"rodin build [--all] [--out DIR]", runBuild},
 	"install":   {"rodin install", runInstall},
 	"uninstall": {"rodin uninstall [--dry-run]", runUninstall},
@@ -79,7 +80,7 @@ var commands = map[string]command{
 	"sandbox":   {"rodin sandbox [--enable] [--json]", runSandbox},
 	"contracts": {"rodin contracts check [--json] FILE | rodin contracts init NAME", runContracts},
 	"events":    {"rodin events [--follow] [--json] [--session ID] [--timeout D]", runEvents},
-	"exercise":  {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--dry-run] [flags] [SKILL...]", runExercise},
+	"exercise":  {"rodin exercise [--base REF] [--spec FILE] [--report FILE] [--json] [--timeout D] [--runs N] [--baseline] [--dry-run] [--list] [flags] [NAME...]", runExercise},
 }
 
 const usage = `usage: rodin <command> [arguments]
@@ -146,6 +147,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stderr, usage) // like go and git: no command is a usage mistake
 		return 2
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		if len(args) > 1 && args[1] == "help" {
+			args = args[:1] // `rodin help help` is the help
+		}
 		if len(args) > 1 {
 			c, ok := commands[args[1]]
 			if !ok {
@@ -157,7 +161,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, usage)
 		return 0
 	case args[0] == "--version" || args[0] == "-version":
-		args = []string{"version"}
+		args = append([]string{"version"}, args[1:]...) // extra words are the version command's to refuse
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
@@ -265,7 +269,7 @@ func flags(name string, args []string, define func(*flag.FlagSet)) ([]string, er
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{flagError(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -274,6 +278,43 @@ func flags(name string, args []string, define func(*flag.FlagSet)) ([]string, er
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// flagError says a flag mistake in rodin's words, with the double dash
+// rodin's help shows and, for a value, the form it wants, instead of Go's
+// ("flag provided but not defined: -bogus", "parse error").
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown flag --" + strings.TrimLeft(name, "-")
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return "--" + strings.TrimLeft(name, "-") + " needs a value"
+	}
+	var value, name string
+	if _, err := fmt.Sscanf(msg, "invalid boolean value %q for %s", &value, &name); err == nil {
+		return fmt.Sprintf("--%s=%q: want true or false", strings.TrimSuffix(strings.TrimLeft(name, "-"), ":"), value)
+	}
+	if _, err := fmt.Sscanf(msg, "invalid value %q for flag %s", &value, &name); err == nil {
+		name = strings.TrimSuffix(strings.TrimLeft(name, "-"), ":")
+		want := "a valid value"
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case time.Duration:
+					want = "a duration such as 90s, 5m or 1h30m"
+				case int, int64, uint, uint64:
+					want = "a whole number"
+				case float64:
+					want = "a number"
+				case bool:
+					want = "true or false"
+				}
+			}
+		}
+		return fmt.Sprintf("--%s %q: want %s", name, value, want)
+	}
+	return msg
 }
 
 func onePlan(name string, args []string) (string, error) {

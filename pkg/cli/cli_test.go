@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 )
 
@@ -67,5 +68,15 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if _, ok := commands[name]; !ok {
 			t.Errorf("help for %q, which is no command", name)
 		}
+	}
+}
+
+// rodin help build says how many executables it builds (issue 35: it said
+// four when five were built).
+func TestHelpBuildCount(t *testing.T) {
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight"}
+	n := len(release.Executables)
+	if n >= len(words) || !strings.Contains(commandHelp["build"], "builds the "+words[n]+" executables") {
+		t.Errorf("rodin help build does not say %d executables:\n%s", n, commandHelp["build"])
 	}
 }

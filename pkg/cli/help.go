@@ -113,10 +113,10 @@ Exit status: 0 all is well, 1 when a check FAILs (each says what to do).
 `,
 	"version": `
 Prints rodin's version, the commit it was built from, the platform and the
-Go release. Also rodin --version.
+Go release (--json: as one JSON object). Also rodin --version.
 `,
 	"build": `
-In a source checkout: builds the four executables the way releases are
+In a source checkout: builds the five executables the way releases are
 built (static, trimmed) into plugin/libexec.
 
 Flags:

@@ -26,8 +26,19 @@ import (
 )
 
 func runVersion(e *env, args []string) error {
-	if len(args) > 0 {
+	var asJSON bool
+	pos, err := flags("version", args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&asJSON, "json", false, "print it as JSON")
+	})
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
 		return usageError{"version takes no arguments"}
+	}
+	if asJSON {
+		return writeJSON(e.stdout, map[string]string{"version": Version, "commit": strings.TrimSuffix(strings.TrimPrefix(commit(), " (commit "), ")"),
+			"platform": runtime.GOOS + "/" + runtime.GOARCH, "go": runtime.Version()})
 	}
 	fmt.Fprintf(e.stdout, "rodin %s%s %s/%s %s\n", Version, commit(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	return nil

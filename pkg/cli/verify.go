@@ -158,6 +158,12 @@ func runVerify(e *env, args []string) error {
 			timeout = d
 		}
 	}
+	if !s.IsVerification(rel, t) {
+		// Its tick is not judged: running the project's checks for it
+		// would say something nobody asked (issue 35, 7).
+		return withHint(fmt.Errorf("%s (%s line %d) is not a verification task: the gate does not judge its tick, and there is nothing to verify", t.Name(), rel, t.Line),
+			"`rodin tasks %s` lists the tasks and which are verification tasks", rel)
+	}
 	// Judged as the tick would judge it: a task new since the session
 	// began stands for the verification tasks gone from its file.
 	ticked := t
@@ -363,6 +369,9 @@ func runTasks(e *env, args []string) error {
 	var files []string
 	if len(pos) == 1 {
 		p, _ := filepath.Abs(pos[0])
+		if _, err := os.Stat(p); err != nil {
+			return withHint(fmt.Errorf("cannot read the task file %s: %v", pos[0], errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
+		}
 		rel := project.Rel(s.Root, p)
 		if rel == "" {
 			return fmt.Errorf("%s is not inside the project (%s)", pos[0], s.Root)
