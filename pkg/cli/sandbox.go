@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/pretty"
 	"github.com/tidwall/sjson"
 
 	"github.com/rodin-gate/rodin/pkg/project"
@@ -79,6 +81,9 @@ func enableSandbox(e *env, home string) error {
 	if err != nil {
 		return err
 	}
+	// sjson appends a new key after the last one's line ("]\n ,\"deny\""):
+	// the file is laid out again, in the indent it had.
+	b = pretty.PrettyOptions(b, &pretty.Options{Width: 80, Indent: indentOf(b)})
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -88,6 +93,17 @@ func enableSandbox(e *env, home string) error {
 	fmt.Fprintf(e.stdout, "wrote %s and the deny rule %q into %s; they take effect in new sessions.\n", sandbox.FixSetting, sealKeyRule, p)
 	fmt.Fprintln(e.stdout, "what it costs: Bash commands run in Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS): they cannot write outside the project and the temporary directory, a host not allowed asks before the network is used, and a command cannot ask to run outside it.")
 	return nil
+}
+
+// indentOf is the indent of the first indented line of a JSON document,
+// two spaces when it has none.
+func indentOf(b []byte) string {
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if n := len(line) - len(strings.TrimLeft(line, " \t")); n > 0 && n < len(line) {
+			return line[:n]
+		}
+	}
+	return "  "
 }
 
 // sealKeyRule keeps every tool from reading rodin's seal key.
