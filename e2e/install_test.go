@@ -107,7 +107,7 @@ func testInstallSurvivesMove(t *testing.T, rel claudecli.Release) {
 	}
 	t.Logf("the tick's result: %s", edit.Text)
 
-	doctor, err := run(filepath.Join(s.home, ".local", "bin", "rodin"), "doctor")
+	doctor, err := run(filepath.Join(s.home, ".local", "bin", "rodin"), "doctor", "-v")
 	if err != nil || !strings.Contains(doctor, "ok   Claude Code loads rodin@rodin (user scope) from "+installed) ||
 		!strings.Contains(doctor, "rodin-rodin/bin/pretooluse is ready") {
 		t.Errorf("rodin doctor after the checkout moved: %v\n%s", err, doctor)

@@ -103,12 +103,36 @@ func pluginRoot(e *env) string {
 type doctorCheck struct {
 	Result string `json:"result"` // ok, fail, note
 	Text   string `json:"text"`
+	// Group names checks of one kind (the executables, hooks.json, the
+	// prepared links): a run of them that all pass, or all are notes, is
+	// one line unless -v.
+	Group string `json:"group,omitempty"`
+}
+
+// groupLine is the one line a run of n checks of a group stands as.
+func groupLine(group string, n int, checks []doctorCheck) string {
+	switch group {
+	case "executables":
+		if checks[0].Result == "note" {
+			return fmt.Sprintf("%d executables missing in %s; the launcher builds them with go on first use", n, filepath.Dir(strings.Fields(checks[0].Text)[0]))
+		}
+		return fmt.Sprintf("%d executables present (%s)", n, filepath.Dir(strings.Fields(checks[0].Text)[0]))
+	case "hooks.json":
+		return fmt.Sprintf("hooks.json: all %d hooks rodin needs are there, each guarding hook blocking when it fails", n)
+	case "links":
+		if checks[0].Result == "note" {
+			return fmt.Sprintf("%d hook executables not prepared yet in %s: the next Claude Code session start prepares them", n, filepath.Dir(strings.Fields(checks[0].Text)[0]))
+		}
+		return fmt.Sprintf("%d hook executables ready in %s", n, filepath.Dir(strings.Fields(checks[0].Text)[0]))
+	}
+	return fmt.Sprintf("%d checks of %s", n, group)
 }
 
 func runDoctor(e *env, args []string) error {
-	var asJSON bool
+	var asJSON, verbose bool
 	args, err := flags("doctor", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&asJSON, "json", false, "print the checks as JSON")
+		fs.BoolVar(&verbose, "v", false, "one line per check, also where a group of them passes")
 	})
 	if err != nil {
 		return err
@@ -118,8 +142,9 @@ func runDoctor(e *env, args []string) error {
 	}
 	var checks []doctorCheck
 	problems := 0
+	group := ""
 	report := func(ok bool, format string, args ...any) {
-		c := doctorCheck{"ok", fmt.Sprintf(format, args...)}
+		c := doctorCheck{Result: "ok", Text: fmt.Sprintf(format, args...), Group: group}
 		if !ok {
 			c.Result = "fail"
 			problems++
@@ -127,7 +152,7 @@ func runDoctor(e *env, args []string) error {
 		checks = append(checks, c)
 	}
 	note := func(format string, args ...any) {
-		checks = append(checks, doctorCheck{"note", fmt.Sprintf(format, args...)})
+		checks = append(checks, doctorCheck{Result: "note", Text: fmt.Sprintf(format, args...), Group: group})
 	}
 	defer func() {
 		if asJSON {
@@ -135,9 +160,22 @@ func runDoctor(e *env, args []string) error {
 			return
 		}
 		fmt.Fprintf(e.stdout, "rodin %s on %s/%s\n", Version, runtime.GOOS, runtime.GOARCH)
-		for _, c := range checks {
+		for i := 0; i < len(checks); {
+			c := checks[i]
+			j := i + 1
+			for j < len(checks) && c.Group != "" && checks[j].Group == c.Group && checks[j].Result == c.Result {
+				j++
+			}
 			mark := map[string]string{"ok": "ok  ", "fail": "FAIL", "note": "note"}[c.Result]
-			fmt.Fprintf(e.stdout, "%s %s\n", mark, c.Text)
+			whole := j == len(checks) || checks[j].Group != c.Group // the group's every check is in the run
+			if j-i > 1 && !verbose && c.Result != "fail" && whole && (i == 0 || checks[i-1].Group != c.Group) {
+				fmt.Fprintf(e.stdout, "%s %s\n", mark, groupLine(c.Group, j-i, checks[i:j]))
+			} else {
+				for _, c := range checks[i:j] {
+					fmt.Fprintf(e.stdout, "%s %s\n", map[string]string{"ok": "ok  ", "fail": "FAIL", "note": "note"}[c.Result], c.Text)
+				}
+			}
+			i = j
 		}
 	}()
 
@@ -156,6 +194,7 @@ func runDoctor(e *env, args []string) error {
 				dataDirs = append(dataDirs, filepath.Join(d, "libexec", version))
 			}
 		}
+		group = "executables"
 		for _, name := range release.Executables {
 			exe := release.BinaryName(name, runtime.GOOS, runtime.GOARCH)
 			bin := filepath.Join(root, "libexec", exe)
@@ -177,14 +216,18 @@ func runDoctor(e *env, args []string) error {
 				report(false, "%s missing and go is not on PATH: the gate denies every ExitPlanMode until it is installed", bin)
 			}
 		}
+		group = "hooks.json"
 		checkHooksJSON(root, report)
+		group = ""
 	}
 	if home := installHome(e.getenv); home != "" {
 		if src, at, ok := installedFrom(home); ok {
 			note("installed copy %s (from %s, %s): the checkout may move or go", home, src, at)
 		}
 	}
+	group = "links"
 	checkHookLinks(e.getenv, report, note)
+	group = ""
 
 	cwd, _ := os.Getwd()
 	for _, d := range plansdir.Dirs(plansdir.Env{Getenv: e.getenv, Cwd: cwd}) {

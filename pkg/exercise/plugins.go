@@ -257,6 +257,18 @@ func (p *Plugin) Components(root string) []Component {
 		}
 	}
 	commandFolder := func(dir string) {
+		// A listed folder may be a link (the CLI follows it); the files
+		// keep the link's path.
+		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+			filepath.WalkDir(real, func(f string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(f, ".md") {
+					rel, _ := filepath.Rel(real, strings.TrimSuffix(f, ".md"))
+					add("command", strings.ReplaceAll(filepath.ToSlash(rel), "/", ":"), filepath.Join(dir, rel+".md"))
+				}
+				return nil
+			})
+			return
+		}
 		filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() && f != dir && isFile(filepath.Join(f, "SKILL.md")) {
 				// A folder of commands/ that holds a SKILL.md is a skill.
@@ -337,6 +349,30 @@ func (p *Plugin) Refused() string {
 	for i, a := range append(append([]string{}, p.Agents...), p.ExtraAgents...) {
 		if !strings.HasSuffix(a, ".md") {
 			return fmt.Sprintf("%s: agents.%d (%s) must name a .md file", p.From, i, a)
+		}
+	}
+	for kind, list := range map[string][]string{"skills": p.Skills, "commands": append(append([]string{}, p.Commands...), p.ExtraCommands...), "agents": p.Agents} {
+		for i, x := range list {
+			if !strings.HasPrefix(x, "./") {
+				return fmt.Sprintf("%s: %s.%d (%s) must start with \"./\"", p.From, kind, i, x)
+			}
+		}
+	}
+	m := p.manifest
+	if p.Manifest != nil {
+		m = p.Manifest
+	}
+	if d, ok := m["dependencies"]; ok && len(d) > 0 && d[0] != '[' {
+		return fmt.Sprintf("%s: dependencies must be a list", p.From)
+	}
+	// The default hooks file: one Claude Code cannot read drops the plugin
+	// whole, hooks disabled or not.
+	if data, err := os.ReadFile(filepath.Join(p.Dir, "hooks", "hooks.json")); err == nil {
+		var h struct {
+			Hooks json.RawMessage `json:"hooks"`
+		}
+		if json.Unmarshal(data, &h) != nil || (len(h.Hooks) > 0 && h.Hooks[0] != '{') {
+			return fmt.Sprintf("%s: hooks/hooks.json's \"hooks\" must be an object", p.From)
 		}
 	}
 	return ""
