@@ -73,11 +73,12 @@ func runCheck(e *env, args []string) error {
 	// agent a round trip per problem.
 	var problems []string
 	if ok, seen := d.GoalsHeading(); !ok {
-		found := "it has no headings"
+		found := "Headings found: none."
 		if len(seen) > 0 {
-			found = "its headings are " + strings.Join(seen, ", ")
+			found = "Headings found: " + strings.Join(seen, ", ") + "."
 		}
-		problems = append(problems, string(msgNoGoals)+"\n  rodin looked for a heading such as `## Goals`, `## 1. Goals`, `## Goals:` or `## Goals (success criteria)` (also Objectives, Success criteria, or Goals in another language), outside the gaps block and code; "+found+".")
+		// In the voice of the message before it: what counts, what is there.
+		problems = append(problems, string(msgNoGoals)+"\n  A heading such as `## Goals`, `## 1. Goals`, `## Goals:` or `## Goals (success criteria)` counts (also Objectives, Success criteria, or Goals in another language), outside the gaps block and code. "+found)
 	}
 	if !d.HasGapsBlock() {
 		problems = append(problems, string(msgNoGaps))
