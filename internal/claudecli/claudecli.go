@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The releases rodin is tested against; testdata/fixtures/claude-code-<v>
@@ -47,8 +48,9 @@ func Versions() []string {
 }
 
 var (
-	mu    sync.Mutex
-	found = map[string]result{}
+	mu       sync.Mutex
+	found    = map[string]result{}
+	installs = map[string]*sync.Once{} // one install per release, however many ask
 )
 
 type result struct{ path, why string }
@@ -110,15 +112,42 @@ func Path(t testing.TB) string {
 	return Releases(t)[0].Path
 }
 
+// Prepare installs the releases the tests will ask for, side by side: a
+// cold run downloads them at once instead of one after another, each as
+// the first test that needs it comes.
+func Prepare(versions ...string) {
+	if os.Getenv("RODIN_CLAUDE") != "" {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, v := range versions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			find(v)
+		}()
+	}
+	wg.Wait()
+}
+
 func find(version string) (string, string) {
 	mu.Lock()
-	defer mu.Unlock()
-	if r, ok := found[version]; ok {
-		return r.path, r.why
+	once, ok := installs[version]
+	if !ok {
+		once = &sync.Once{}
+		installs[version] = once
 	}
-	p, why := install(version)
-	found[version] = result{p, why}
-	return p, why
+	mu.Unlock()
+	once.Do(func() {
+		p, why := install(version)
+		mu.Lock()
+		found[version] = result{p, why}
+		mu.Unlock()
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	r := found[version]
+	return r.path, r.why
 }
 
 func install(version string) (string, string) {
@@ -139,14 +168,25 @@ func install(version string) (string, string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err.Error()
 	}
-	// Said once per release (find caches the result), on stderr: what is
-	// downloaded, where, and why. `go test ./...` shows a passing package's
-	// output only with -v; the README says it too.
-	fmt.Fprintf(os.Stderr, "rodin tests: installing Claude Code %s (npm @anthropic-ai/claude-code@%s, about 240 MB) into %s for the end-to-end tier; it stays there for later runs (`rodin uninstall` removes it)\n", version, version, dir)
+	// Said once per release (find caches the result): what is downloaded,
+	// where, and why, and when it is done. On stderr, which `go test ./...`
+	// shows for a passing package only with -v, and on the terminal, which
+	// it does not capture: a cold run is not silent for minutes.
+	say := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		fmt.Fprint(os.Stderr, msg)
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			fmt.Fprint(tty, msg)
+			tty.Close()
+		}
+	}
+	start := time.Now()
+	say("rodin tests: installing Claude Code %s (npm @anthropic-ai/claude-code@%s, 250 to 400 MB) into %s for the end-to-end tier, once; it stays there for later runs (`rodin uninstall` removes it)\n", version, version, dir)
 	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "@anthropic-ai/claude-code@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", "npm install @anthropic-ai/claude-code@" + version + " failed: " + err.Error() + "\n" + string(out)
 	}
+	say("rodin tests: installed Claude Code %s in %s\n", version, time.Since(start).Round(time.Second))
 	return bin, ""
 }
 
