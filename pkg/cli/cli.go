@@ -71,7 +71,7 @@ var commands = map[string]command{
 	"build":     {"rodin build [--all] [--out DIR]", runBuild},
 	"install":   {"rodin install", runInstall},
 	"uninstall": {"rodin uninstall [--dry-run]", runUninstall},
-	"release":   {"rodin release [--out DIR]", runRelease},
+	"release":   {"rodin release [--out DIR] [--platform LIST]", runRelease},
 	"setup":     {"rodin setup", runSetup},
 	"checks":    {"rodin checks [--json]", runChecks},
 	"verify":    {"rodin verify [--timeout D] TASK [FILE]", runVerify},

@@ -145,13 +145,18 @@ Flags:
   --dry-run   list what would be removed; remove nothing
 `,
 	"release": `
-In a source checkout: builds every platform, packs each platform's
-executables into dist/rodin_<version>_<os>_<arch>.tar.gz, and writes
-dist/SHA256SUMS and plugin/release/SHA256SUMS (commit the latter with the
-release: a plugin without Go downloads against it).
+In a source checkout, cuts a release in one command: builds every platform,
+packs each platform's executables into dist/rodin_<version>_<os>_<arch>.tar.gz,
+writes dist/SHA256SUMS and plugin/release/SHA256SUMS, and lays out
+dist/marketplace: the marketplace a Claude Code user without Go adds, whose
+plugin carries those checksums (committed and tagged v<version>). It prints
+how to publish both: the archives to the GitHub release, the marketplace to
+its repository. The plugin installed from it downloads its executables and
+checks them against the checksums it carries.
 
 Flags:
-  --out DIR   where the archives go (default dist/)
+  --out DIR          where the archives go (default dist/)
+  --platform LIST    only these platforms, os/arch comma-separated (default: all)
 `,
 	"setup": `
 Run by the SessionStart hook (through the launcher): links the hook

@@ -506,15 +506,27 @@ func runBuild(e *env, args []string) error {
 // a marketplace install without Go can fetch its executables and check
 // them (the launcher's setup).
 func runRelease(e *env, args []string) error {
-	var out string
+	var out, platforms string
 	args, err := flags("release", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&out, "out", "", "where the archives go (default: dist/ in the checkout)")
+		fs.StringVar(&platforms, "platform", "", "only these platforms, os/arch, comma-separated (default: every release platform)")
 	})
 	if err != nil {
 		return err
 	}
 	if len(args) > 0 {
 		return usageError{"release takes no arguments"}
+	}
+	targets := release.Platforms
+	if platforms != "" {
+		targets = nil
+		for _, p := range strings.Split(platforms, ",") {
+			goos, goarch, ok := strings.Cut(strings.TrimSpace(p), "/")
+			if !ok || goos == "" || goarch == "" {
+				return usageError{fmt.Sprintf("--platform %q: want os/arch, such as linux/amd64", p)}
+			}
+			targets = append(targets, [2]string{goos, goarch})
+		}
 	}
 	root, err := checkoutRoot()
 	if err != nil {
@@ -528,11 +540,11 @@ func runRelease(e *env, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(bin)
-	fmt.Fprintf(e.stderr, "rodin: building rodin %s for %d platforms\n", Version, len(release.Platforms))
-	if err := build(e, root, bin, release.Platforms); err != nil {
+	fmt.Fprintf(e.stderr, "rodin: building rodin %s for %d platforms\n", Version, len(targets))
+	if err := build(e, root, bin, targets); err != nil {
 		return err
 	}
-	sums, err := release.Package(bin, out, Version, release.Platforms)
+	sums, err := release.Package(bin, out, Version, targets)
 	if err != nil {
 		return err
 	}
@@ -547,7 +559,59 @@ func runRelease(e *env, args []string) error {
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		return err
 	}
+	layout := filepath.Join(out, "marketplace")
+	if err := releaseLayout(root, layout, b); err != nil {
+		return fmt.Errorf("cannot lay out the marketplace of the release: %w", err)
+	}
 	fmt.Fprintf(e.stdout, "wrote the archives and %s\nwrote %s (commit it with the release)\n", sums, dst)
+	fmt.Fprintf(e.stdout, "wrote %s: the marketplace of this release (its plugin carries the checksums), committed and tagged v%s\n", layout, Version)
+	fmt.Fprintf(e.stdout, "to publish: upload %s/*.tar.gz to the GitHub release v%s of rodin-gate/rodin, and push the marketplace:\n  git -C %s push --force git@github.com:rodin-gate/rodin-marketplace.git HEAD:refs/heads/main v%s\n", out, Version, layout, Version)
+	return nil
+}
+
+// releaseLayout writes dir as the marketplace a Claude Code user without Go
+// adds: the checkout's marketplace.json (its entry's source ./plugin) and
+// the plugin without executables, carrying the release's checksums, as a
+// git repository committed and tagged v<version>. Its launcher downloads
+// the archives and checks them against those checksums.
+func releaseLayout(root, dir string, sums []byte) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := release.CopyTree(filepath.Join(root, "plugin"), filepath.Join(dir, "plugin"), "libexec"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "plugin", "release"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plugin", "release", "SHA256SUMS"), sums, 0o644); err != nil {
+		return err
+	}
+	mkt, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "marketplace.json"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude-plugin", "marketplace.json"), mkt, 0o644); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil // the files are the release; a repository is for publishing it
+	}
+	for _, args := range [][]string{
+		{"init", "--quiet", "--initial-branch=main"},
+		{"add", "-A"},
+		{"-c", "user.name=rodin release", "-c", "user.email=release@rodin.invalid", "-c", "commit.gpgsign=false", "commit", "--quiet", "-m", "rodin " + Version},
+		{"-c", "tag.gpgsign=false", "tag", "v" + Version},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
 	return nil
 }
 
