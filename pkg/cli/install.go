@@ -625,7 +625,29 @@ func build(e *env, root, out string, targets [][2]string) error {
 	for i, name := range release.Executables {
 		pkgs[i] = "./hooks/" + name
 	}
-	return release.Build(root, out, pkgs, targets, e.stdout)
+	// A cold build (modules downloaded, the standard library compiled) can
+	// take a minute before the first executable is done: a line every 10 s
+	// says it still works.
+	start := time.Now()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(e.stderr, "rodin: still building (%s)\n", time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	if err := release.Build(root, out, pkgs, targets, e.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "rodin: built in %s\n", time.Since(start).Round(100*time.Millisecond))
+	return nil
 }
 
 func runInstall(e *env, args []string) error {
@@ -650,7 +672,7 @@ func runInstall(e *env, args []string) error {
 	}
 	exeDir := filepath.Join(root, "plugin", "libexec")
 	if _, goErr := exec.LookPath("go"); goErr == nil {
-		fmt.Fprintf(e.stderr, "rodin: building rodin for %s/%s into %s (the first build can take a minute)\n", runtime.GOOS, runtime.GOARCH, exeDir)
+		fmt.Fprintf(e.stderr, "rodin: building rodin for %s/%s into %s\n", runtime.GOOS, runtime.GOARCH, exeDir)
 		if err := build(e, root, exeDir, [][2]string{{runtime.GOOS, runtime.GOARCH}}); err != nil {
 			return err
 		}
