@@ -2,9 +2,14 @@ package e2e
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
 )
@@ -30,5 +35,54 @@ func TestMain(m *testing.M) {
 			claudecli.Prepare(want...)
 		}
 	}
+	// The tier's own bound, a minute inside go test's -timeout (10m by
+	// default; a cold run takes about 5): it names the scenarios still
+	// running, instead of Go's dump of every goroutine.
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 2*time.Minute {
+			start := time.Now()
+			time.AfterFunc(d-time.Minute, func() {
+				msg := fmt.Sprintf("rodin e2e: %s in, a minute before go test's -timeout %s; still running: %s\n",
+					time.Since(start).Round(time.Second), d, strings.Join(runningScenarios(), ", "))
+				fmt.Fprint(os.Stderr, msg)
+				if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+					fmt.Fprint(tty, msg)
+					tty.Close()
+				}
+				// The sessions' tmux servers (and their claude) go too.
+				exec.Command("pkill", "-f", fmt.Sprintf("rodin-e2e-%d-", os.Getpid())).Run()
+				os.Exit(1)
+			})
+		}
+	}
 	os.Exit(m.Run())
+}
+
+var (
+	scenariosMu sync.Mutex
+	scenarios   = map[string]time.Time{}
+)
+
+// runningScenarios are the scenarios under way, with how long each has run.
+func runningScenarios() []string {
+	scenariosMu.Lock()
+	defer scenariosMu.Unlock()
+	var out []string
+	for name, since := range scenarios {
+		out = append(out, fmt.Sprintf("%s (%s)", name, time.Since(since).Round(time.Second)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scenarioRuns records t as under way until it ends.
+func scenarioRuns(t *testing.T) {
+	scenariosMu.Lock()
+	scenarios[t.Name()] = time.Now()
+	scenariosMu.Unlock()
+	t.Cleanup(func() {
+		scenariosMu.Lock()
+		delete(scenarios, t.Name())
+		scenariosMu.Unlock()
+	})
 }

@@ -100,6 +100,7 @@ func eachRelease(t *testing.T, scenario func(t *testing.T, rel claudecli.Release
 			// Sessions are independent (each its own server, HOME, tmux
 			// socket) and spend most of their time waiting.
 			t.Parallel()
+			scenarioRuns(t)
 			scenario(t, r)
 		})
 	}
