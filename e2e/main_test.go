@@ -55,12 +55,44 @@ func TestMain(m *testing.M) {
 			})
 		}
 	}
-	os.Exit(m.Run())
+	stop := progress()
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+// progress writes a line every 10 s on the terminal (which go test does not
+// capture: without -v it shows a passing package's output only at its end):
+// how many scenarios are done and which run. No terminal, no lines.
+func progress() (stop func()) {
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return func() {}
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(10 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				scenariosMu.Lock()
+				n, running := finished, len(scenarios)
+				scenariosMu.Unlock()
+				fmt.Fprintf(tty, "rodin e2e: %s in, %d scenarios done, %d running\n", time.Since(start).Round(time.Second), n, running)
+			}
+		}
+	}()
+	return func() { close(done); tty.Close() }
 }
 
 var (
 	scenariosMu sync.Mutex
 	scenarios   = map[string]time.Time{}
+	finished    int
 )
 
 // runningScenarios are the scenarios under way, with how long each has run.
@@ -83,6 +115,7 @@ func scenarioRuns(t *testing.T) {
 	t.Cleanup(func() {
 		scenariosMu.Lock()
 		delete(scenarios, t.Name())
+		finished++
 		scenariosMu.Unlock()
 	})
 }
