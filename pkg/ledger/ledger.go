@@ -446,7 +446,11 @@ func SaveIndex(data, session string, ix encoding.TextMarshaler) error {
 	if err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(indexPath(data, session), b, 0o600)
+	// Not flushed to disk: the index is a cache the stop hook rebuilds from
+	// the session's baseline when it is missing or does not parse (what a
+	// crash may leave), and a flush at every stop after a Bash command was
+	// most of that stop's cost (issue 31, bench row v5).
+	return safefile.WriteAtomicNoSync(indexPath(data, session), b, 0o600)
 }
 
 // LoadIndex reads the session's index of task files into ix; false when
