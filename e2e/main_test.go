@@ -42,13 +42,8 @@ func TestMain(m *testing.M) {
 		if d, err := time.ParseDuration(f.Value.String()); err == nil && d > 2*time.Minute {
 			start := time.Now()
 			time.AfterFunc(d-time.Minute, func() {
-				msg := fmt.Sprintf("rodin e2e: %s in, a minute before go test's -timeout %s; still running: %s\n",
+				claudecli.Tell("rodin e2e: %s in, a minute before go test's -timeout %s; still running: %s\n",
 					time.Since(start).Round(time.Second), d, strings.Join(runningScenarios(), ", "))
-				fmt.Fprint(os.Stderr, msg)
-				if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-					fmt.Fprint(tty, msg)
-					tty.Close()
-				}
 				// The sessions' tmux servers (and their claude) go too.
 				exec.Command("pkill", "-f", fmt.Sprintf("rodin-e2e-%d-", os.Getpid())).Run()
 				os.Exit(1)

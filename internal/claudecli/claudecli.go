@@ -11,6 +11,7 @@
 package claudecli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,6 +47,10 @@ func Versions() []string {
 	}
 	return []string{Current, Oldest}
 }
+
+// installTimeout bounds one release's npm install (a cold one took under 4
+// minutes here, three side by side).
+const installTimeout = 8 * time.Minute
 
 var (
 	mu       sync.Mutex
@@ -172,22 +177,32 @@ func install(version string) (string, string) {
 	// where, and why, and when it is done. On stderr, which `go test ./...`
 	// shows for a passing package only with -v, and on the terminal, which
 	// it does not capture: a cold run is not silent for minutes.
-	say := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		fmt.Fprint(os.Stderr, msg)
-		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-			fmt.Fprint(tty, msg)
-			tty.Close()
-		}
-	}
 	start := time.Now()
-	say("rodin tests: installing Claude Code %s (npm @anthropic-ai/claude-code@%s, 250 to 400 MB) into %s for the end-to-end tier, once; it stays there for later runs (`rodin uninstall` removes it)\n", version, version, dir)
-	cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "@anthropic-ai/claude-code@"+version)
+	Tell("rodin tests: installing Claude Code %s (npm @anthropic-ai/claude-code@%s, 250 to 400 MB) into %s for the end-to-end tier, once; it stays there for later runs (`rodin uninstall` removes it)\n", version, version, dir)
+	// Bounded: a registry that stalls ends in a skip that says so, not in
+	// go test's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", dir, "@anthropic-ai/claude-code@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Sprintf("npm install @anthropic-ai/claude-code@%s did not end within %s", version, installTimeout)
+		}
 		return "", "npm install @anthropic-ai/claude-code@" + version + " failed: " + err.Error() + "\n" + string(out)
 	}
-	say("rodin tests: installed Claude Code %s in %s\n", version, time.Since(start).Round(time.Second))
+	Tell("rodin tests: installed Claude Code %s in %s\n", version, time.Since(start).Round(time.Second))
 	return bin, ""
+}
+
+// Tell says something on stderr and on the terminal, which go test does
+// not capture (it shows a passing package's output only with -v).
+func Tell(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprint(os.Stderr, msg)
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		fmt.Fprint(tty, msg)
+		tty.Close()
+	}
 }
 
 // Env is an environment for the CLI with HOME set to home and every

@@ -83,7 +83,7 @@ func enableSandbox(e *env, home string) error {
 	}
 	// sjson appends a new key after the last one's line ("]\n ,\"deny\""):
 	// the file is laid out again, in the indent it had.
-	b = pretty.PrettyOptions(b, &pretty.Options{Width: 80, Indent: indentOf(b)})
+	b = relayout(b, b)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -93,6 +93,12 @@ func enableSandbox(e *env, home string) error {
 	fmt.Fprintf(e.stdout, "wrote %s and the deny rule %q into %s; they take effect in new sessions.\n", sandbox.FixSetting, sealKeyRule, p)
 	fmt.Fprintln(e.stdout, "what it costs: Bash commands run in Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS): they cannot write outside the project and the temporary directory, a host not allowed asks before the network is used, and a command cannot ask to run outside it.")
 	return nil
+}
+
+// relayout lays an sjson-edited settings file out again, in the indent the
+// original had.
+func relayout(edited, original []byte) []byte {
+	return pretty.PrettyOptions(edited, &pretty.Options{Width: 80, Indent: indentOf(original)})
 }
 
 // indentOf is the indent of the first indented line of a JSON document,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/pretty"
 	"github.com/tidwall/sjson"
 	"io/fs"
 	"os"
@@ -237,7 +236,7 @@ func removeSealRule(e *env, home string, dryRun bool) {
 		}
 		out, err := sjson.DeleteBytes(b, fmt.Sprintf("permissions.deny.%d", i))
 		if err == nil {
-			out = pretty.PrettyOptions(out, &pretty.Options{Width: 80, Indent: indentOf(b)})
+			out = relayout(out, b)
 			err = safefile.WriteAtomic(p, out, 0o644)
 		}
 		if err != nil {

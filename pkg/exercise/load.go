@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
 )
@@ -134,6 +135,9 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
+// validateTimeout bounds claude plugin validate (it answers in 0.2 s).
+const validateTimeout = 60 * time.Second
+
 // ErrLoad is a plugin Claude Code would not load as rodin would run it.
 var ErrLoad = errors.New("the plugin does not load")
 
@@ -208,6 +212,9 @@ func (c Component) From() string {
 // validate runs claude plugin validate --json on dir: "" when it passes
 // (or the CLI has no such command), else the errors it names.
 func validate(ctx context.Context, claude string, env []string, dir string) string {
+	// Bounded like the listing: a claude that never answers gives no words.
+	ctx, cancel := context.WithTimeout(ctx, validateTimeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, "plugin", "validate", "--json", dir)
 	cmd.Env = env
 	out, _ := cmd.Output()

@@ -409,31 +409,43 @@ func isFile(p string) bool {
 // fallback (a deleted file, one without frontmatter or name, or a name
 // Claude Code would not take: spaces, slashes).
 func frontmatterName(path, fallback string) string {
+	block, ok := frontmatter(path)
+	if !ok || !plausibleYAML(block) {
+		return fallback // Claude Code reads no field of a frontmatter YAML refuses
+	}
+	if v, ok := field(block, "name"); ok && v != "" && !strings.ContainsAny(v, " \t/") {
+		return v
+	}
+	return fallback
+}
+
+// frontmatter is the YAML block between the file's opening "---" lines;
+// false when the file cannot be read or has none.
+func frontmatter(path string) (string, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fallback
+		return "", false
 	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	head, ok := strings.CutPrefix(text, "---\n")
+	head, ok := strings.CutPrefix(strings.ReplaceAll(string(b), "\r\n", "\n"), "---\n")
 	if !ok {
-		return fallback
+		return "", false
 	}
 	end := strings.Index(head, "\n---")
 	if end < 0 {
-		return fallback
+		return "", false
 	}
-	if !plausibleYAML(head[:end]) {
-		return fallback // Claude Code reads no field of a frontmatter YAML refuses
-	}
-	for _, line := range strings.Split(head[:end], "\n") {
-		if v, ok := strings.CutPrefix(line, "name:"); ok {
-			v = strings.Trim(strings.TrimSpace(v), `"'`)
-			if v != "" && !strings.ContainsAny(v, " \t/") {
-				return v
-			}
+	return head[:end], true
+}
+
+// field is the first top-level `key:` value of a frontmatter block, its
+// quotes removed.
+func field(block, key string) (string, bool) {
+	for _, line := range strings.Split(block, "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`), true
 		}
 	}
-	return fallback
+	return "", false
 }
 
 // Inventory is every component of every plugin, in order. A SKILL.md two
@@ -486,23 +498,10 @@ func plausibleYAML(block string) bool {
 // `user-invocable: false`: it has no slash command, and only the model
 // runs it (the Skill tool).
 func userInvocable(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return true
-	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
-	head, ok := strings.CutPrefix(text, "---\n")
+	block, ok := frontmatter(path)
 	if !ok {
 		return true
 	}
-	end := strings.Index(head, "\n---")
-	if end < 0 {
-		return true
-	}
-	for _, line := range strings.Split(head[:end], "\n") {
-		if v, ok := strings.CutPrefix(line, "user-invocable:"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`) != "false"
-		}
-	}
-	return true
+	v, ok := field(block, "user-invocable")
+	return !ok || v != "false"
 }
