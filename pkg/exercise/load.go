@@ -218,6 +218,12 @@ func validate(ctx context.Context, claude string, env []string, dir string) stri
 	cmd := exec.CommandContext(ctx, claude, "plugin", "validate", "--json", dir)
 	cmd.Env = env
 	out, _ := cmd.Output()
+	return validateErrors(out)
+}
+
+// validateErrors reads claude plugin validate --json: "" when it passed or
+// cannot be read, else its errors, one per line.
+func validateErrors(out []byte) string {
 	var r struct {
 		Success  *bool `json:"success"`
 		Manifest struct {

@@ -185,3 +185,23 @@ func TestReportRuns(t *testing.T) {
 		}
 	}
 }
+
+// claude plugin validate --json as 2.1.332 prints it (2.1.295 has no
+// provides): its manifest errors and its components' errors are quoted; a
+// pass, warnings alone, or output that is no JSON, say nothing.
+func TestValidateErrors(t *testing.T) {
+	failed := `{"success": false, "strict": false, "target": "/p/.claude-plugin/plugin.json",
+		"manifest": {"file": "/p/.claude-plugin/plugin.json", "type": "plugin",
+			"errors": [{"path": "agents.0", "message": "Invalid string: must end with \".md\"", "code": null}], "warnings": []},
+		"contents": [{"file": "/p/agents/a.md", "type": "agent", "errors": [{"path": "frontmatter", "message": "YAML frontmatter failed to parse"}], "warnings": []}],
+		"provides": null, "directory": {"findings": [{"code": "README_MISSING", "severity": "error"}]}}`
+	want := "  agents.0: Invalid string: must end with \".md\"\n  /p/agents/a.md: frontmatter: YAML frontmatter failed to parse"
+	if got := validateErrors([]byte(failed)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, ok := range []string{`{"success": true, "manifest": {"errors": [], "warnings": [{"path": "version", "message": "No version"}]}}`, `Validating plugin manifest…`, ``} {
+		if got := validateErrors([]byte(ok)); got != "" {
+			t.Errorf("%q: %q, want nothing", ok, got)
+		}
+	}
+}

@@ -141,23 +141,29 @@ func List(ctx context.Context, claude string, args []string, dir string, env []s
 		if resp.Get("subtype").String() != "success" {
 			return Listing{}, fmt.Errorf("claude refused the initialize request: %s", resp.Get("error").String())
 		}
-		var l Listing
-		resp.Get("response.commands").ForEach(func(_, c gjson.Result) bool {
-			lc := ListedCommand{Name: c.Get("name").String()}
-			for _, a := range c.Get("aliases").Array() {
-				lc.Aliases = append(lc.Aliases, a.String())
-			}
-			l.Commands = append(l.Commands, lc)
-			return true
-		})
-		resp.Get("response.agents").ForEach(func(_, a gjson.Result) bool {
-			l.Agents = append(l.Agents, a.Get("name").String())
-			return true
-		})
-		return l, nil
+		return parseListing(resp.Get("response")), nil
 	case <-t.C:
 		return Listing{}, fmt.Errorf("claude did not list what it offers within %s", listTimeout)
 	case <-ctx.Done():
 		return Listing{}, ctx.Err()
 	}
+}
+
+// parseListing reads the initialize response's commands (with their
+// aliases, 2.1.332) and agents (objects with a name).
+func parseListing(r gjson.Result) Listing {
+	var l Listing
+	r.Get("commands").ForEach(func(_, c gjson.Result) bool {
+		lc := ListedCommand{Name: c.Get("name").String()}
+		for _, a := range c.Get("aliases").Array() {
+			lc.Aliases = append(lc.Aliases, a.String())
+		}
+		l.Commands = append(l.Commands, lc)
+		return true
+	})
+	r.Get("agents").ForEach(func(_, a gjson.Result) bool {
+		l.Agents = append(l.Agents, a.Get("name").String())
+		return true
+	})
+	return l
 }
