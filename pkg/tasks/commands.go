@@ -128,6 +128,7 @@ func checks(cs []Command) []Command {
 	out := cs[:0:0]
 	real := false
 	for _, c := range cs {
+		c.Run = atRoot(c.Run)
 		if !Template(c.Run) {
 			out = append(out, c)
 			real = real || !CannotFail(c.Run)
@@ -190,13 +191,78 @@ func PipeHidesExit(c string) bool {
 func splitPipes(s string) (parts []string, ok bool) { return split(s, true) }
 
 // Template reports whether a command holds a template's placeholder, as
-// spec templates write them ({{lint cmd}}): a template's task is no check
-// to run.
+// spec templates write them (`{{lint cmd}}`, `pytest <test-file>`): a
+// template's task is no check to run. A redirect (`sort <in.txt`,
+// `a <in >out`) and text in quotes (`grep "<div>"`) are no placeholder.
 func Template(c string) bool {
 	if i := strings.Index(c, "{{"); i >= 0 && strings.Contains(c[i:], "}}") {
 		return true
 	}
-	return false
+	return angled(c) >= 0
+}
+
+// angled is where the first <placeholder> outside quotes starts in c, -1
+// when there is none: a < followed by a letter, then letters, digits and
+// - _ . / or spaces between words, up to a > before any other character.
+func angled(c string) int {
+	quote := byte(0)
+	for i := 0; i < len(c); i++ {
+		switch ch := c[i]; {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\\':
+			i++
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '<' && i+1 < len(c) && isLetter(c[i+1]):
+			for j := i + 1; j < len(c); j++ {
+				d := c[j]
+				if d == '>' {
+					// `<in 2>&1` is two redirects, not a placeholder.
+					word := c[strings.LastIndexByte(c[:j], ' ')+1 : j]
+					if c[j-1] != ' ' && strings.Trim(word, "0123456789") != "" {
+						return i
+					}
+					break
+				}
+				if !isLetter(d) && !(d >= '0' && d <= '9') && !strings.ContainsRune("-_./ ", rune(d)) {
+					break
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// atRoot drops a leading `cd <project-root> &&` (or `;`), the template's
+// way to say "at the project root", where rodin runs a task's commands
+// anyway: `cd <project-root> && swift build` is checked by `swift build`.
+// Any other placeholder leaves the command a template's.
+func atRoot(c string) string {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(c), "cd ")
+	if !ok {
+		return c
+	}
+	rest = strings.TrimLeft(rest, " ")
+	if angled(rest) != 0 {
+		return c
+	}
+	end := strings.IndexByte(rest, '>')
+	name := strings.ToLower(rest[1:end])
+	if !strings.Contains(name, "root") && !strings.Contains(name, "repo") && !strings.Contains(name, "project") && !strings.Contains(name, "workspace") && !strings.Contains(name, "worktree") {
+		return c
+	}
+	after := strings.TrimLeft(rest[end+1:], " ")
+	for _, sep := range []string{"&&", ";"} {
+		if cmd, ok := strings.CutPrefix(after, sep); ok && strings.TrimSpace(cmd) != "" {
+			return strings.TrimSpace(cmd)
+		}
+	}
+	return c
 }
 
 // labelled finds the block of the task (not of a sub-task) that starts

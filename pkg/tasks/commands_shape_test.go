@@ -9,7 +9,8 @@ import (
 // TestCommandsIssue33: the shapes of issue 33 (2, 3, 4, 11), in our own
 // words: a plain Verification list item, a Verify line that names the
 // program the Do steps run, a Verify line about the steps' outcome, a
-// check that cannot fail, a template's placeholder.
+// check that cannot fail, a template's placeholder (`{{lint cmd}}`, and
+// corpus four's `cd <project-root> && …`).
 func TestCommandsIssue33(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -34,6 +35,14 @@ func TestCommandsIssue33(t *testing.T) {
 		{"Do steps that are the action", "- [ ] V41 [VERIFY] Open the PR\n  - **Do**: `git push -u origin feat` then `gh pr create --fill`\n  - **Verify**: All CI checks pass\n", nil},
 		{"a manual check after Do steps that start the thing watched", "- [ ] V20 [VERIFY] Manual e2e test\n  - **Do**: run `python -m watcher`\n  - **Verify**: Manual observation of logs; all errors handled\n", nil},
 		{"prose after the colon that starts with grep", "- [ ] 5.2 [VERIFY] Final validation: grep confirms all bugs fixed\n", nil},
+		{"a template's root placeholder", "- [ ] 1.5 [VERIFY] Build\n  - **Verify**: `cd <project-root> && swift build 2>&1 | tail -5`\n",
+			[]Command{{"swift build 2>&1 | tail -5", FromVerifyLine}}},
+		{"a template's other placeholder", "- [ ] 1.6 [VERIFY] Package tests\n  - **Verify**: `cd <package-dir> && npm test`\n", nil},
+		{"a placeholder argument", "- [ ] 1.7 [VERIFY] One test\n  - **Verify**: `pytest <test file>`\n", nil},
+		{"angle brackets in quotes", "- [ ] 1.8 [VERIFY] Markup\n  - **Verify**: `grep -q \"<main>\" site/index.html`\n",
+			[]Command{{`grep -q "<main>" site/index.html`, FromVerifyLine}}},
+		{"redirects", "- [ ] 1.9 [VERIFY] Golden\n  - **Verify**: `go run ./cmd/fmt <testdata/in.txt 2>&1 | diff - testdata/want.txt`\n",
+			[]Command{{"go run ./cmd/fmt <testdata/in.txt 2>&1 | diff - testdata/want.txt", FromVerifyLine}}},
 		{"git diff as a check", "- [ ] V40 [VERIFY] Generated code current\n  - **Verify**: `git diff --exit-code`\n",
 			[]Command{{"git diff --exit-code", FromVerifyLine}}},
 	} {
