@@ -526,7 +526,9 @@ func cases(f *fixture) []hookCase {
 		{name: hjV6, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(hugeSession, f.huge, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
 		// A Bash command ran since the last stop (the run log grew): the
-		// stop hook stats each of the 101 directories for new task files.
+		// stop hook stats each of the 101 directories for new task files,
+		// and notes the log's size in place (the v4 row after it, with no
+		// command between, then takes the quiet path).
 		{name: hjV5, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home, before: func() {
 			ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "ls", Cwd: f.big})
 		}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // Event is one thing an unattended loop's leader wants to know without
@@ -44,7 +45,7 @@ func appendEvent(getenv func(string) string, e Event) {
 	if os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(dir, e.Session+".jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := safefile.OpenAppend(filepath.Join(dir, e.Session+".jsonl"), 0o600)
 	if err != nil {
 		return
 	}

@@ -128,3 +128,34 @@ func FuzzDecodeBaseline(f *testing.F) {
 }
 
 func jsonReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// FuzzDecodeRunFast holds the one-pass reader of rodin's own lines to
+// decodeRun: whatever it accepts, decodeRun accepts and reads alike, and it
+// accepts every line marshalRun writes.
+func FuzzDecodeRunFast(f *testing.F) {
+	for _, l := range runLines {
+		f.Add([]byte(l))
+	}
+	f.Add(marshalRun(Run{Time: -3, Kind: "bash", Command: "a \"b\" \\ <x> & \u2028 é \x01 \xff", Exit: 2, Cwd: "/p", Agent: "a", Type: "t", Tool: "tu", Dur: 7, Bg: "b", Session: "s", PromptSum: "p", Pass: true, Tail: "line\nline\t\r\b\f", Resumed: true, Oversize: true}))
+	f.Add([]byte(`{"t":1,"k":"bash","exit":0,"cmd":"x"}`))
+	f.Add([]byte(`{"t":01,"k":"bash","exit":0}`))
+	f.Add([]byte(`{"t":1,"k":"a\ud83d\ude00","exit":0}`))
+	f.Add([]byte(`{"t":1,"k":"a\/\u00e9","exit":0}`))
+	f.Fuzz(func(t *testing.T, l []byte) {
+		got, ok := decodeRunFast(l)
+		want, wantOK := decodeRun(l)
+		if ok && (!wantOK || !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q:\n fast      %+v\n decodeRun %+v %v", l, got, want, wantOK)
+		}
+		// Any run, as marshalRun writes it, takes the fast path.
+		var r Run
+		if json.Unmarshal(l, &r) == nil {
+			line := marshalRun(r)
+			got, ok := decodeRunFast(line)
+			want, wantOK := decodeRun(line)
+			if !ok || !wantOK || !reflect.DeepEqual(got, want) {
+				t.Errorf("%q written as %q:\n fast      %+v %v\n decodeRun %+v %v", l, line, got, ok, want, wantOK)
+			}
+		}
+	})
+}

@@ -191,10 +191,10 @@ func appendTo(data, p string, r Run) error {
 		r.Tail = strings.ToValidUTF8(r.Tail[len(r.Tail)-MaxTail:], "")
 	}
 	line := append(marshalRun(r), '\n')
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenAppend(p, 0o600)
 	if os.IsNotExist(err) {
 		if err = os.MkdirAll(Dir(data), 0o700); err == nil {
-			f, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err = safefile.OpenAppend(p, 0o600)
 		}
 	}
 	if err != nil {
@@ -240,7 +240,7 @@ func Runs(data, session string) (runs []Run, skipped int, err error) {
 }
 
 func readRuns(p string) (runs []Run, skipped int, err error) {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if os.IsNotExist(err) {
 		return nil, 0, nil
 	}
@@ -248,7 +248,11 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	size := 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() < int64(size) {
+		size = max(int(fi.Size())+1, 16) // a short log: no 64 KiB to clear
+	}
+	br := bufio.NewReaderSize(f, size)
 	var line []byte
 	long := false
 	for {
@@ -268,7 +272,10 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 			line = append(line, chunk...)
 		}
 		if l := bytes.TrimSpace(line); len(l) > 0 || long {
-			r, decoded := decodeRun(l)
+			r, decoded := decodeRunFast(l)
+			if !decoded {
+				r, decoded = decodeRun(l)
+			}
 			if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim || r.Kind == KindSkillShell) {
 				runs = append(runs, r)
 			} else {
@@ -460,12 +467,38 @@ func LoadIndex(data, session string, ix encoding.TextUnmarshaler) bool {
 	return err == nil && ix.UnmarshalText(b) == nil
 }
 
+func logMarkPath(data, session string) string {
+	return filepath.Join(Dir(data), session+".mark")
+}
+
+// SaveLogMark notes how much of the session's run log the stop hook has
+// looked at (its size then): the next stop looks at the project's
+// directories again only when the log grew past it. The mark is a
+// fixed-size record written in place (the size twice), not a replaced
+// file: a stop after every Bash command writes it, and the rename of an
+// atomic write was most of that stop's cost (issue 31, bench row v5).
+func SaveLogMark(data, session string, size int64) error {
+	return safefile.Overwrite(logMarkPath(data, session), []byte(fmt.Sprintf("%020d %020d\n", size, size)), 0o600)
+}
+
+// LoadLogMark reads the mark SaveLogMark wrote; false when there is none,
+// or it is torn (its two sizes differ) or damaged: the stop then looks at
+// the whole log and every directory, as if none had been made.
+func LoadLogMark(data, session string) (int64, bool) {
+	b, err := safefile.ReadFile(logMarkPath(data, session), 64)
+	if err != nil || len(b) != 42 || b[20] != ' ' || b[41] != '\n' || string(b[:20]) != string(b[21:41]) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(b[:20]), 10, 64)
+	return n, err == nil && n >= 0
+}
+
 // LogGrowth is the size of the session's run log, and whether what was
 // appended after offset records a run in the background (whose process may
 // still write files). A log that shrank (compacted) or cannot be read
 // reports background, the cautious answer.
 func LogGrowth(data, session string, offset int64) (size int64, background bool) {
-	f, err := os.Open(logPath(data, session))
+	f, err := safefile.Open(logPath(data, session))
 	if os.IsNotExist(err) {
 		return 0, false
 	}

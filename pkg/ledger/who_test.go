@@ -165,3 +165,36 @@ func windowsWhere(ws []Window, keep func(Window) bool) []Window {
 	}
 	return out
 }
+
+// TestLogMark: the stop's mark of how much of the run log it looked at
+// reads back as written; a missing, torn or damaged mark reads as none
+// (the stop then looks at every directory again), never as a size.
+func TestLogMark(t *testing.T) {
+	data := t.TempDir()
+	os.MkdirAll(Dir(data), 0o700)
+	if _, ok := LoadLogMark(data, "s1"); ok {
+		t.Fatal("a missing mark read as a size")
+	}
+	for _, size := range []int64{0, 12345, 1 << 40} {
+		if err := SaveLogMark(data, "s1", size); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := LoadLogMark(data, "s1"); !ok || got != size {
+			t.Fatalf("mark %d read as %d %v", size, got, ok)
+		}
+	}
+	SaveLogMark(data, "s1", 99)
+	for name, b := range map[string]string{
+		"torn":      "00000000000000000099 00000000000000012345\n",
+		"short":     "00000000000000000099 000000000000000\n",
+		"damaged":   "0000000000000000009x 0000000000000000009x\n",
+		"negative":  "-0000000000000000099 -0000000000000000099\n",
+		"too long":  "00000000000000000099 00000000000000000099\nmore",
+		"no breaks": "0000000000000000009900000000000000000099\n\n",
+	} {
+		os.WriteFile(logMarkPath(data, "s1"), []byte(b), 0o600)
+		if got, ok := LoadLogMark(data, "s1"); ok {
+			t.Errorf("%s mark %q read as %d", name, b, got)
+		}
+	}
+}

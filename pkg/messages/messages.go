@@ -20,6 +20,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // Message is one SendMessage call.
@@ -42,7 +43,7 @@ func Record(data, session, to string, at time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenAppend(p, 0o600)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ const maxMessages = 10000
 // or one addressed by a name (not an agent id, not "main") while it ran.
 // A log that cannot be read says it may have been.
 func Told(data, session, agent string, start, stop time.Time) bool {
-	f, err := os.Open(path(data, session))
+	f, err := safefile.Open(path(data, session))
 	if os.IsNotExist(err) {
 		return false
 	}

@@ -290,7 +290,7 @@ type gitignore struct {
 }
 
 func readGitignore(p string) []gitignore {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return nil
 	}

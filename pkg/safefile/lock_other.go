@@ -14,6 +14,8 @@ func lock(f *os.File) error { return nil }
 
 func openNoBlock(path string) (*os.File, error) { return os.Open(path) }
 
+const noBlock = 0
+
 func readInto(buf []byte, path string, max int64) ([]byte, error) {
 	b, err := ReadFile(path, max)
 	return append(buf, b...), err

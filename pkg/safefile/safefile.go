@@ -20,6 +20,34 @@ import (
 // ErrTooLarge is returned when the file is larger than the caller's limit.
 var ErrTooLarge = errors.New("file too large")
 
+// Open opens a file for reading as ReadFile does: never waiting on a FIFO
+// or a device, and with no more system calls than the open (a hook opens a
+// handful of files, and each call is felt).
+func Open(path string) (*os.File, error) { return openNoBlock(path) }
+
+// OpenAppend opens a file for appending, created with perm when missing,
+// the same way.
+func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noBlock, perm)
+}
+
+// Overwrite writes data at the start of the file at path (created with
+// perm when missing) in one call, without truncating it or swapping it:
+// three system calls where an atomic replace costs a temporary file and a
+// rename. Only for a fixed-size record whose reader checks it, since a
+// crash mid-write or a concurrent reader may see it torn.
+func Overwrite(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noBlock, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // ReadFile reads a regular file of at most max bytes. It never blocks on a
 // FIFO or a device: it opens without waiting and refuses non-regular files.
 func ReadFile(path string, max int64) ([]byte, error) {

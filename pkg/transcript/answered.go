@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // Answered reports whether the transcript at path holds the result of the
@@ -17,7 +18,7 @@ func Answered(path, id string) (answered, ok bool) {
 	if path == "" || id == "" {
 		return false, false
 	}
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false, false
 	}

@@ -3,10 +3,11 @@ package transcript
 import (
 	"bytes"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // Between a check and a tick, the verify gate must know that no source
@@ -56,7 +57,7 @@ func QuietBetween(path, from, to string, excused func(path string) bool, wait ti
 // quietBetween reads the transcript's tail once: found is whether the line
 // of to was there.
 func quietBetween(path, from, to string, excused func(string) bool) (quiet, found bool) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false, true // nothing to wait for
 	}

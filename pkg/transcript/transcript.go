@@ -5,11 +5,12 @@ package transcript
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // maxTranscriptLine bounds the line read for a subagent's prompt.
@@ -42,7 +43,7 @@ func read(path string) (first string, more int, started time.Time, err error) {
 	if path == "" {
 		return "", 0, started, fmt.Errorf("no agent_transcript_path")
 	}
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return "", 0, started, err
 	}

@@ -65,6 +65,9 @@ type Session struct {
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
 	quiet map[string]bool // quietSince, by the run's tool_use_id
+	// within is inProject by directory: a log holds thousands of runs
+	// from a few directories.
+	within map[string]bool
 	// noRecord is set by the stop when the session's record of its boxes
 	// is missing or damaged: messages say so.
 	noRecord bool
@@ -577,6 +580,18 @@ func (s *Session) inPackage(cwd, file, c string) bool {
 }
 
 func (s *Session) inProject(cwd string) bool {
+	if in, ok := s.within[cwd]; ok {
+		return in
+	}
+	in := s.lookWithin(cwd)
+	if s.within == nil {
+		s.within = map[string]bool{}
+	}
+	s.within[cwd] = in
+	return in
+}
+
+func (s *Session) lookWithin(cwd string) bool {
 	return cwd == "" || project.Rel(s.Root, filepath.Clean(cwd)) != "" || filepath.Clean(cwd) == s.Root
 }
 

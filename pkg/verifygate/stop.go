@@ -186,13 +186,24 @@ func nothingTicked(getenv func(string) string, in hookio.Input) (quiet bool, fil
 		// (they explain no later change).
 		ledger.NoteStop(in, data)
 	}
-	size, background := ledger.LogGrowth(data, session, ix.LogSize)
-	refreshed := ix.Watch || background || size != ix.LogSize
+	looked := ix.LogSize // an index written before the mark holds it
+	if m, ok := ledger.LoadLogMark(data, session); ok {
+		looked = m
+	}
+	size, background := ledger.LogGrowth(data, session, looked)
+	refreshed := ix.Watch || background || size != looked
 	if refreshed {
-		changed := ix.Refresh(root, cfg)
-		if changed || size != ix.LogSize || (background && !ix.Watch) {
+		// The index is written when what it holds changed, the log's size
+		// in the mark (in place: cheaper than the index's rename), and the
+		// mark only once the index holds what this look found: a mark past
+		// an index that failed to save would hide a new task file.
+		saved := true
+		if ix.Refresh(root, cfg) || background && !ix.Watch {
 			ix.LogSize, ix.Watch = size, ix.Watch || background
-			ledger.SaveIndex(data, session, ix)
+			saved = ledger.SaveIndex(data, session, ix) == nil
+		}
+		if saved && size != looked {
+			ledger.SaveLogMark(data, session, size)
 		}
 	}
 	if refreshed {
