@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/realpath"
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
@@ -229,7 +230,7 @@ func (w Witness) atRoot(cwd string) bool {
 	if cwd == "" || filepath.Clean(cwd) == w.Root {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(cwd)
+	real, err := realpath.Eval(cwd)
 	return err == nil && real == w.Root
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/realpath"
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -290,7 +291,7 @@ func resolve(root, path string) (realRoot, real, rel string) {
 	// A link whose target does not exist yet writes its target too: follow
 	// it by hand (EvalSymlinks fails on it), a bounded number of hops.
 	for hops := 0; hops < 40; hops++ {
-		if r, err := filepath.EvalSymlinks(filepath.Dir(real)); err == nil {
+		if r, err := realpath.Eval(filepath.Dir(real)); err == nil {
 			real = filepath.Join(r, filepath.Base(real))
 		}
 		fi, err := os.Lstat(real)
@@ -307,7 +308,7 @@ func resolve(root, path string) (realRoot, real, rel string) {
 		real = filepath.Clean(target)
 	}
 	realRoot = root
-	if r, err := filepath.EvalSymlinks(root); err == nil {
+	if r, err := realpath.Eval(root); err == nil {
 		realRoot = r
 	}
 	return realRoot, real, project.Rel(realRoot, real)

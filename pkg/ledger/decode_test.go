@@ -3,8 +3,12 @@ package ledger
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -158,4 +162,42 @@ func FuzzDecodeRunFast(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadRunsWholeAsStreamed: a log read whole in one call gives the runs
+// and the damage count the streamed reading gives, on logs as crashes,
+// full disks and hostile writers leave them.
+func TestReadRunsWholeAsStreamed(t *testing.T) {
+	good := func(i int) string {
+		return string(marshalRun(Run{Time: int64(i), Kind: KindBash, Command: "go test ./...", Exit: i % 2, Cwd: "/p", Tool: "toolu_" + strconv.Itoa(i), Tail: strings.Repeat("out\n", i)}))
+	}
+	logs := map[string]string{
+		"empty":            "",
+		"clean":            good(1) + "\n" + good(2) + "\n",
+		"no final newline": good(1) + "\n" + good(2),
+		"torn last line":   good(1) + "\n" + good(2)[:30],
+		"damage between":   good(1) + "\n{\"t\":\n" + good(3) + "\n",
+		"blank lines, CR":  "\n\n" + good(1) + "\r\n\n" + good(2) + "\n  \n",
+		"overlong line":    good(1) + "\n{\"t\":1,\"k\":\"bash\",\"cmd\":\"" + strings.Repeat("x", MaxRecord) + "\",\"exit\":0}\n" + good(2) + "\n",
+		"overlong blank":   good(1) + "\n" + strings.Repeat(" ", MaxRecord+10) + "\n" + good(2) + "\n",
+		"other kind":       good(1) + "\n{\"t\":1,\"k\":\"nope\",\"exit\":0}\n" + good(2) + "\n",
+		"not a record":     "null\n" + good(1) + "\n",
+	}
+	var many strings.Builder
+	for i := 0; i < 3000; i++ {
+		many.WriteString(good(i%50) + "\n")
+	}
+	logs["many"] = many.String()
+	defer func(w int64) { wholeLog = w }(wholeLog)
+	for name, log := range logs {
+		p := filepath.Join(t.TempDir(), "log.jsonl")
+		os.WriteFile(p, []byte(log), 0o600)
+		wholeLog = 4 * MaxLog
+		runs, skipped, err := readRuns(p)
+		wholeLog = -1
+		sRuns, sSkipped, sErr := readRuns(p)
+		if err != nil || sErr != nil || skipped != sSkipped || len(runs) != len(sRuns) || len(runs) > 0 && !reflect.DeepEqual(runs, sRuns) {
+			t.Errorf("%s: whole %d runs, %d skipped, %v; streamed %d runs, %d skipped, %v", name, len(runs), skipped, err, len(sRuns), sSkipped, sErr)
+		}
+	}
 }

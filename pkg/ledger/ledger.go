@@ -248,44 +248,88 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	size := 64 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size() < int64(size) {
-		size = max(int(fi.Size())+1, 16) // a short log: no 64 KiB to clear
+	take := func(l []byte, long bool) {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 && !long {
+			return
+		}
+		r, decoded := decodeRunFast(l)
+		if !decoded {
+			r, decoded = decodeRun(l)
+		}
+		if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim || r.Kind == KindSkillShell) {
+			runs = append(runs, r)
+		} else {
+			skipped += len(runs) + 1
+			runs = runs[:0]
+		}
 	}
-	br := bufio.NewReaderSize(f, size)
+	// A log as rodin keeps it (compacted past MaxLog) is read whole, in
+	// one call, and its runs counted before they are decoded.
+	if b, whole := readWhole(f, wholeLog); whole {
+		runs = make([]Run, 0, bytes.Count(b, []byte{'\n'})+1)
+		for len(b) > 0 {
+			line := b
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				line, b = b[:i], b[i+1:]
+			} else {
+				b = nil
+			}
+			take(line, len(line) > MaxRecord)
+		}
+		return runs, skipped, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, err
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
 	var line []byte
-	long := false
+	n := 0 // the line's length so far, kept or not
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if len(line)+len(chunk) > MaxRecord {
-				long, line = true, line[:0]
-			} else if !long {
-				line = append(line, chunk...)
-			}
-			continue
-		}
-		if err != nil && err != io.EOF {
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return nil, 0, err
 		}
-		if !long {
+		n += len(bytes.TrimSuffix(chunk, []byte{'\n'}))
+		if n <= MaxRecord {
 			line = append(line, chunk...)
 		}
-		if l := bytes.TrimSpace(line); len(l) > 0 || long {
-			r, decoded := decodeRunFast(l)
-			if !decoded {
-				r, decoded = decodeRun(l)
-			}
-			if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim || r.Kind == KindSkillShell) {
-				runs = append(runs, r)
-			} else {
-				skipped += len(runs) + 1
-				runs = runs[:0]
-			}
+		if err == bufio.ErrBufferFull {
+			continue
 		}
-		line, long = line[:0], false
+		take(line, n > MaxRecord)
+		line, n = line[:0], 0
 		if err == io.EOF {
 			return runs, skipped, nil
+		}
+	}
+}
+
+// wholeLog is the largest log read whole (a variable for tests, which
+// compare both ways of reading).
+var wholeLog int64 = 4 * MaxLog
+
+// readWhole reads f whole when it holds at most max bytes; false when it is
+// larger (or grows past max while read), or cannot be read.
+func readWhole(f *os.File, max int64) ([]byte, bool) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > max {
+		return nil, false
+	}
+	b := make([]byte, 0, fi.Size()+512) // room for a run appended meanwhile
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case err == io.EOF:
+			return b, true
+		case err != nil:
+			return nil, false
+		case len(b) == cap(b):
+			if int64(len(b)) > max {
+				return nil, false
+			}
+			b = append(b, make([]byte, 4096)...)[:len(b)]
 		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rodin-gate/rodin/internal/par"
+	"github.com/rodin-gate/rodin/internal/realpath"
 	"github.com/rodin-gate/rodin/pkg/planfile"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
@@ -164,12 +165,12 @@ func Resolve(path string, dirs []string) (string, error) {
 	case !strings.HasSuffix(path, ".md"):
 		return "", notPlan("%s does not end in .md", path)
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realpath.Eval(path)
 	if err != nil {
 		return "", notPlan("%s cannot be resolved: %v", path, unwrapPathErr(err))
 	}
 	for _, d := range dirs {
-		realDir, err := filepath.EvalSymlinks(d)
+		realDir, err := realpath.Eval(d)
 		if err != nil {
 			continue
 		}
@@ -193,12 +194,12 @@ func Resolve(path string, dirs []string) (string, error) {
 // Within reports whether dir, after resolving symlinks, is one of dirs or
 // lies inside one: where a plan file that does not exist yet would be one.
 func Within(dir string, dirs []string) bool {
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := realpath.Eval(dir)
 	if err != nil {
 		return false
 	}
 	for _, d := range dirs {
-		realDir, err := filepath.EvalSymlinks(d)
+		realDir, err := realpath.Eval(d)
 		if err != nil {
 			continue
 		}
@@ -243,7 +244,7 @@ func ByNewest(dirs []string) []Candidate {
 	}
 	var all []listed
 	for _, dir := range dirs {
-		realDir, err := filepath.EvalSymlinks(dir)
+		realDir, err := realpath.Eval(dir)
 		if err != nil {
 			continue
 		}

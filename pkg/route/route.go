@@ -27,6 +27,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/realpath"
 	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/datadir"
 	"github.com/rodin-gate/rodin/pkg/evidence"
@@ -148,6 +149,7 @@ func Matches(matcher, name string) bool { return table.Matches(matcher, name) }
 // MainPre is the pretooluse executable; its result is the exit code, 0 or 2.
 func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
+	defer realpath.Begin()()
 	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
 	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
 		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
@@ -160,6 +162,7 @@ func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
 // MainPost is the posttooluse executable; it always exits 0.
 func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
+	defer realpath.Begin()()
 	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, true) })
 	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
 		return Post(in, os.Getenv)
@@ -170,6 +173,7 @@ func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
 // executor.
 func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
 	hookio.TuneGC()
+	defer realpath.Begin()()
 	return hookio.RunStopWithin(stdin, stdout, stderr, StopDeadline(os.Getenv), func(in hookio.Input) hookio.StopOutcome {
 		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {
 			time.Sleep(d) // a test seam: a hook that hangs (it can only make it block)

@@ -73,7 +73,7 @@ func quietBetween(path, from, to string, excused func(string) bool) (quiet, foun
 	var buf []byte
 	var off int64
 	start := -1
-	for chunk := int64(64 << 10); start < 0; chunk *= 4 {
+	for chunk := int64(16 << 10); start < 0; chunk *= 4 {
 		off = max(fi.Size()-min(chunk, maxTail), 0)
 		buf = make([]byte, fi.Size()-off)
 		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {

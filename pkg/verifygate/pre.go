@@ -3,11 +3,11 @@ package verifygate
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/realpath"
 	"github.com/rodin-gate/rodin/pkg/edits"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -139,7 +139,7 @@ func PostEdit(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	}
 	cfg := project.Config{TaskFiles: st.globs}
 	if !cfg.IsTaskFile(st.root, path) {
-		if target, err := filepath.EvalSymlinks(path); err != nil || !cfg.IsTaskFile(st.root, target) {
+		if target, err := realpath.Eval(path); err != nil || !cfg.IsTaskFile(st.root, target) {
 			return hookio.PostOutcome{}
 		}
 	}
@@ -172,11 +172,11 @@ func (s *Session) taskFile(path string) (rel, real string) {
 	if s.Config.IsTaskFile(s.Root, path) {
 		rel, real = project.Rel(s.Root, path), path
 	}
-	target, err := filepath.EvalSymlinks(path)
+	target, err := realpath.Eval(path)
 	if err != nil {
 		return rel, real // a new file: no link to follow
 	}
-	root, err := filepath.EvalSymlinks(s.Root)
+	root, err := realpath.Eval(s.Root)
 	if err != nil {
 		root = s.Root
 	}
