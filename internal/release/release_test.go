@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ var initLine = regexp.MustCompile(`(?m)^init github\.com/yuin/goldmark/(util|par
 // initAllocs builds pretooluse (patched or not) and returns the allocations
 // goldmark's util and parser packages make at init, which do not depend on
 // the machine's speed.
-func initAllocs(t *testing.T, patched bool) map[string]int {
+func initAllocs(t *testing.T, patched bool) (allocs map[string]int, trace string) {
 	root := moduleRoot(t)
 	out := t.TempDir()
 	bin := filepath.Join(out, BinaryName("pretooluse", runtime.GOOS, runtime.GOARCH))
@@ -66,11 +67,11 @@ func initAllocs(t *testing.T, patched bool) map[string]int {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.Bytes())
 	}
-	allocs := map[string]int{}
+	allocs = map[string]int{}
 	for _, m := range initLine.FindAllStringSubmatch(stderr.String(), -1) {
 		allocs[m[1]], _ = strconv.Atoi(m[2])
 	}
-	return allocs
+	return allocs, stderr.String()
 }
 
 // The patch moves goldmark's init work out of init: a hook that never
@@ -80,8 +81,17 @@ func TestPatchDefersGoldmarkInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook twice")
 	}
-	plain, patched := initAllocs(t, false), initAllocs(t, true)
+	plain, plainTrace := initAllocs(t, false)
+	patched, patchedTrace := initAllocs(t, true)
 	t.Logf("goldmark init allocations: unpatched %v, patched %v", plain, patched)
+	// net/url, whose one use in goldmark the patch replaces, brings
+	// net/netip and its init.
+	if !strings.Contains(plainTrace, "init net/netip ") {
+		t.Fatalf("control: the unpatched hook does not initialize net/netip; the test no longer measures the patch")
+	}
+	if strings.Contains(patchedTrace, "init net/netip ") {
+		t.Errorf("the patched hook still initializes net/netip")
+	}
 	for _, pkg := range []string{"util", "parser"} {
 		if plain[pkg] < 200 {
 			t.Fatalf("control: unpatched goldmark/%s made only %d allocations at init; the test no longer measures the patch", pkg, plain[pkg])
@@ -89,6 +99,40 @@ func TestPatchDefersGoldmarkInit(t *testing.T) {
 		if patched[pkg] > 50 {
 			t.Errorf("patched goldmark/%s still makes %d allocations at init", pkg, patched[pkg])
 		}
+	}
+}
+
+// TestQueryEscapeAsNetURL: the QueryEscape the patch adds to goldmark's
+// util escapes every byte, and the UTF-8 of runes, as net/url does.
+func TestQueryEscapeAsNetURL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go")
+	}
+	dir := t.TempDir()
+	prog := strings.Replace(queryEscape, "package util", "package main", 1) + `
+func main() {
+	var in []string
+	for c := 0; c < 256; c++ {
+		in = append(in, string([]byte{byte(c)}))
+	}
+	in = append(in, "é", "✓", "\U0001F600", "a b+c&d=e/f?g#h%i", "\uFFFD")
+	for _, s := range in {
+		if got, want := queryEscape(s), url.QueryEscape(s); got != want {
+			fmt.Printf("%q: %q, net/url %q\n", s, got, want)
+			os.Exit(1)
+		}
+	}
+}
+`
+	prog = strings.Replace(prog, "\nfunc queryEscape", "\nimport (\n\t\"fmt\"\n\t\"net/url\"\n\t\"os\"\n)\n\nfunc queryEscape", 1)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "run", "main.go")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GO111MODULE=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
 
