@@ -397,7 +397,11 @@ func runTasks(e *env, args []string) error {
 					v.TickedBy = s.TickedBy(rel, t.Key())
 				}
 				need := s.NeedOf(rel, t)
-				v.Commands, v.Prose = need.Commands, need.Prose
+				v.Commands, v.Prose, v.Manual = need.Commands, need.Prose, need.Manual
+				if need.QA {
+					// What it needs, with no session to judge it yet.
+					v.QA = &checkView{State: "not run"}
+				}
 				items = append(items, verifygate.Item{File: rel, Task: t})
 			}
 			views = append(views, v)
@@ -496,7 +500,10 @@ func runTasks(e *env, args []string) error {
 		for _, c := range v.Needs {
 			fmt.Fprintf(e.stdout, "        %-7s `%s` (%s)%s\n", c.State, c.Command, c.Source, detail(c))
 		}
-		if v.QA != nil {
+		switch {
+		case v.QA != nil && v.Gate == "": // no session to judge it
+			fmt.Fprintf(e.stdout, "        demands a rodin:qa-engineer run (`/rodin:verify %s` has one judge the acceptance criteria)\n", v.Ref)
+		case v.QA != nil:
 			fmt.Fprintf(e.stdout, "        %-7s a rodin:qa-engineer run%s\n", v.QA.State, detail(*v.QA))
 		}
 		if v.Manual && v.Waiver == nil {
