@@ -220,7 +220,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 		return t, true
 	}
 	lower := strings.ToLower(title.prose())
-	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri")
+	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, strings.ToLower(t.Text))
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
@@ -236,6 +236,18 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 // ("operator-verified", "manual verification", "verify manually", "by
 // hand"). An ordinary word "manual" in a title ("Update the manual") is not
 // enough.
+// namesACs reports whether a title speaks of the acceptance criteria by
+// their short name ("all ACs met", "ACs verified"): the word ACs, as
+// written, not inside another word or a command.
+func namesACs(prose string) bool {
+	for _, w := range strings.Fields(prose) {
+		if strings.Trim(w, ".,;:!?()*_") == "ACs" {
+			return true
+		}
+	}
+	return false
+}
+
 func manual(id, kind, text string) bool {
 	if strings.Contains(strings.ToLower(id), "manual") || strings.EqualFold(kind, "manual") {
 		return true

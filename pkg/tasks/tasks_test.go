@@ -78,6 +78,8 @@ func TestTagsIDsAndBoxes(t *testing.T) {
 		"- [ ] 4.2 [VERIFY:AC] Criteria\n" +
 		"- [ ] V6 [VERIFY] AC checklist\n" +
 		"- [ ] V7 [VERIFY] Search docs\n  - **Verify**: `grep -q 'AC checklist' README.md`\n" +
+		"- [ ] 5.3 [VERIFY] Final validation: zero regressions, all ACs met\n" + // corpus four
+		"- [ ] 5.4 [VERIFY] Count TRACs: `make tracs`\n" + // the word inside another
 		"- [-] 2. Build the UI\n" + // Kiro: in progress
 		"  - [ ]* 2.3 Write unit tests\n" + // Kiro: optional
 		"- [x] 1. Set up\n" +
@@ -103,6 +105,8 @@ func TestTagsIDsAndBoxes(t *testing.T) {
 		{"4.2", "4.2", false, false, false, true, "AC", true},
 		{"V6", "V6", false, false, false, true, "", true},
 		{"V7", "V7", false, false, false, true, "", false},
+		{"5.3", "5.3", false, false, false, true, "", true},
+		{"5.4", "5.4", false, false, false, true, "", false},
 		{"2", "2", false, true, false, false, "", false},
 		{"2.3", "2.3", false, false, true, false, "", false},
 		{"1", "1", true, false, false, false, "", false},
