@@ -305,6 +305,21 @@ func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, d
 	return runPre(func() (Input, error) { return Read(stdin) }, stdout, stderr, deadline, decide)
 }
 
+// decideSafely reads the input and decides: a panic, or an input that
+// cannot be read, is a denial.
+func decideSafely(read func() (Input, error), decide func(Input) PreOutcome) (out PreOutcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
+		}
+	}()
+	in, err := read()
+	if err != nil {
+		return Denial(fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
+	}
+	return decide(in)
+}
+
 // RunPreOn is RunPre on an input already read (Read's result and error):
 // for an executable that looks at the input before it picks its table.
 func RunPreOn(in Input, readErr error, stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
@@ -312,31 +327,12 @@ func RunPreOn(in Input, readErr error, stdout, stderr io.Writer, deadline time.D
 }
 
 func runPre(read func() (Input, error), stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
-	done := make(chan PreOutcome, 1)
-	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				done <- Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
-			}
-		}()
-		in, err := read()
-		if err != nil {
-			done <- Denial(fmt.Sprintf("[rodin] The gate cannot decide: %v. To fix: update rodin to a version that reads this Claude Code's hook input (`rodin doctor`).", err))
-			return
-		}
-		done <- decide(in)
-	}()
-	var out PreOutcome
-	if deadline > 0 {
-		timer := time.NewTimer(deadline)
-		select {
-		case out = <-done:
-			timer.Stop()
-		case <-timer.C:
-			out = Denial(fmt.Sprintf("[rodin] The gate did not decide within %v, so it denies. To fix: call ExitPlanMode again; if it keeps happening, check the plan with `rodin status` and report it with `rodin doctor` output.", deadline))
-		}
-	} else {
-		out = <-done
+	guard := startDeadline(deadline, func() int {
+		return WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate did not decide within %v, so it denies. To fix: call ExitPlanMode again; if it keeps happening, check the plan with `rodin status` and report it with `rodin doctor` output.", deadline))
+	})
+	out := decideSafely(read, decide)
+	if code, ok := guard.answer(); !ok {
+		return code // the deadline denied
 	}
 	if out.Deny {
 		return WriteDeny(stdout, stderr, out.Reason)
@@ -517,29 +513,18 @@ func RunStopWithin(stdin io.Reader, stdout, stderr io.Writer, deadline time.Dura
 	if err != nil {
 		return fail(err.Error())
 	}
+	guard := startDeadline(deadline, func() int { return fail(fmt.Sprintf("it did not finish within %v", deadline)) })
 	var out StopOutcome
-	if deadline > 0 {
-		done := make(chan StopOutcome, 1)
-		crashed := make(chan any, 1)
-		go func() {
-			defer func() {
-				if v := recover(); v != nil {
-					crashed <- v
-				}
-			}()
-			done <- decide(in)
-		}()
-		timer := time.NewTimer(deadline)
-		select {
-		case out = <-done:
-			timer.Stop()
-		case v := <-crashed:
-			return fail(fmt.Sprintf("it failed (internal error: %v)", v))
-		case <-timer.C:
-			return fail(fmt.Sprintf("it did not finish within %v", deadline))
-		}
-	} else {
+	crash := func() (v any) {
+		defer func() { v = recover() }()
 		out = decide(in)
+		return nil
+	}()
+	if code, ok := guard.answer(); !ok {
+		return code // the deadline answered
+	}
+	if crash != nil {
+		return fail(fmt.Sprintf("it failed (internal error: %v)", crash))
 	}
 	out.Reason, out.SystemMessage = oneLine(out.Reason), oneLine(out.SystemMessage)
 	if out.Block && in.HookEventName() == "TaskCompleted" {
