@@ -185,6 +185,12 @@ func runVerify(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "no command to run: the acceptance criteria are for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", t.Ref, rel)
 			return nil
 		}
+		if need.Manual {
+			// A person checks it: nothing rodin runs stands for that.
+			fmt.Fprintf(e.stdout, "no command to run: %s needs a person: the user checks it and waives it (`%s %s %s WHAT YOU CHECKED`)\n", t.Ref, verifygate.WaiveCommand, t.Ref, rel)
+			fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
+			return errSilent
+		}
 		fmt.Fprintln(e.stdout, "no command could run: the task names none and the project declares none")
 		fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
 		return errSilent

@@ -13,8 +13,10 @@ import (
 // the title's text after its colon when that was read as prose.
 func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Command, string) {
 	verify := labelled(item, first, src, "verify")
-	if verify != nil {
-		if cs := checks(spans(verify, src, FromVerifyLine)); len(cs) > 0 {
+	// A label that names no command (a `**Verification**:` list of files)
+	// may stand above the one that does: each is tried in turn.
+	for v := verify; v != nil; v = labelledAfter(item, first, src, "verify", v) {
+		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
 			// "Both via `scripts/dotnet`": a program named alone, when the
 			// Do steps run it with arguments, stands for those commands.
 			if do := doSteps(item, first, src); bareOf(cs, do) {
@@ -22,9 +24,15 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			}
 			return cs, ""
 		}
-		if cs := checks(blockUnder(verify, src)); len(cs) > 0 {
+		if cs := checks(blockUnder(v, src)); len(cs) > 0 {
 			return cs, ""
 		}
+	}
+	// A label at the start of a line inside a paragraph: `**Verify**:`
+	// written under the title without a bullet, or a quoted block's
+	// `> **Test**: `cmd`` line.
+	if cs := checks(lineLabelled(item, first, src)); len(cs) > 0 {
+		return cs, ""
 	}
 	if done := labelled(item, first, src, "done when"); done != nil {
 		if cs := checks(spans(done, src, FromDoneWhen)); len(cs) > 0 {
@@ -33,7 +41,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	}
 	var out []Command
 	for _, c := range t.code {
-		if CommandLike(c) {
+		if CommandLike(c) && !namedFile(c) {
 			out = append(out, Command{c, FromTitleCode})
 		}
 	}
@@ -73,6 +81,19 @@ func doSteps(item *ast.ListItem, first ast.Node, src []byte) []Command {
 		}
 	}
 	return checks(out)
+}
+
+// onFailure reports whether a Do step is what to do when the check fails
+// ("On failure: dump the server log: `tail -50 …`"): a diagnosis, not the
+// check.
+func onFailure(step string) bool {
+	step = strings.ToLower(strings.TrimLeft(step, " *_"))
+	for _, p := range []string{"on failure", "on fail", "if it fails", "if this fails", "if failing", "if any fail", "on non-zero", "if tests fail", "if the check fails"} {
+		if strings.HasPrefix(step, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Action reports whether a command line changes the world rather than
@@ -129,7 +150,7 @@ func checks(cs []Command) []Command {
 	real := false
 	for _, c := range cs {
 		c.Run = atRoot(c.Run)
-		if !Template(c.Run) {
+		if !Template(c.Run) && !wrapsNothing(c.Run) {
 			out = append(out, c)
 			real = real || !CannotFail(c.Run)
 		}
@@ -153,6 +174,14 @@ func CannotFail(c string) bool {
 	for _, p := range parts {
 		switch w := strings.Fields(p[strings.Index(p, FirstWord(p)):]); FirstWord(p) {
 		case "echo", "printf", "true", ":", "yes", "pwd", "date", "htop", "top", "watch":
+		case "bash", "sh", "zsh", "dash", "env":
+			// A shell given only options reads its (empty) input: `bash
+			// -n` checks no script. env alone shows the environment.
+			for _, a := range w[1:] {
+				if !strings.HasPrefix(a, "-") && !(w[0] == "env" && strings.Contains(a, "=")) {
+					return false
+				}
+			}
 		case "git":
 			// What git shows, not what it checks: `git status` "shows no
 			// uncommitted changes" is a person's reading of its output.
@@ -168,6 +197,30 @@ func CannotFail(c string) bool {
 		}
 	}
 	return true
+}
+
+// wrapsNothing reports whether a command line is a wrapper with nothing to
+// run: `timeout 300` lifted from a sentence ("the outer `timeout 300` is
+// the final guard"), `nice`, `nohup`, `sudo` alone. Run so, it fails or
+// checks nothing.
+func wrapsNothing(c string) bool {
+	w := strings.Fields(c)
+	if len(w) == 0 {
+		return false
+	}
+	args := 0
+	for _, a := range w[1:] {
+		if !strings.HasPrefix(a, "-") {
+			args++
+		}
+	}
+	switch w[0] {
+	case "timeout":
+		return args < 2 // a duration and a command
+	case "nice", "nohup", "sudo", "time", "exec", "stdbuf", "ionice", "caffeinate":
+		return args < 1
+	}
+	return false
 }
 
 // PipeHidesExit reports whether a command line pipes into a filter whose
@@ -268,13 +321,24 @@ func atRoot(c string) string {
 // labelled finds the block of the task (not of a sub-task) that starts
 // with a strong label: **Verify**:, **Done when**:, **Do**:.
 func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.Node {
+	return labelledAfter(item, first, src, label, nil)
+}
+
+// labelledAfter is labelled's next block after the block after (the first
+// when after is nil).
+func labelledAfter(item *ast.ListItem, first ast.Node, src []byte, label string, after ast.Node) ast.Node {
 	var found ast.Node
+	passed := after == nil
 	ast.Walk(item, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if found != nil {
 			return ast.WalkStop, nil
 		}
 		if !entering {
 			return ast.WalkContinue, nil
+		}
+		if n == after {
+			passed = true
+			return ast.WalkSkipChildren, nil
 		}
 		if n == first {
 			return ast.WalkSkipChildren, nil
@@ -287,7 +351,7 @@ func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.
 		}
 		if em, ok := n.FirstChild().(*ast.Emphasis); ok && em.Level == 2 {
 			name := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain(em, src)), ":")))
-			if names(label)[name] {
+			if names(label)[name] && passed {
 				found = n
 				return ast.WalkStop, nil
 			}
@@ -296,7 +360,7 @@ func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.
 		// before the paragraph's first colon, when they are the label.
 		if tx, ok := n.FirstChild().(*ast.Text); ok && label == "verify" {
 			head, _, colon := strings.Cut(string(tx.Segment.Value(src)), ":")
-			if colon && names(label)[strings.ToLower(strings.TrimSpace(head))] {
+			if colon && names(label)[strings.ToLower(strings.TrimSpace(head))] && passed {
 				found = n
 				return ast.WalkStop, nil
 			}
@@ -308,6 +372,47 @@ func labelled(item *ast.ListItem, first ast.Node, src []byte, label string) ast.
 
 // names are the ways tasks write a label: **Verify**, **Verification**,
 // Verification: …
+// lineLabelled are the commands after a strong `Verify`, `Verification`
+// or `Test` label that starts a line inside a paragraph of the task (not
+// its title's first line, not a sub-task): the code spans on that line.
+func lineLabelled(item *ast.ListItem, first ast.Node, src []byte) []Command {
+	var out []Command
+	ast.Walk(item, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || len(out) > 0 {
+			return ast.WalkContinue, nil
+		}
+		if li, ok := n.(*ast.ListItem); ok && li != item && isTaskItem(li) {
+			return ast.WalkSkipChildren, nil
+		}
+		em, ok := n.(*ast.Emphasis)
+		if !ok || em.Level != 2 {
+			return ast.WalkContinue, nil
+		}
+		prev, lineStart := em.PreviousSibling(), false
+		if tx, ok := prev.(*ast.Text); ok {
+			lineStart = tx.SoftLineBreak() || tx.HardLineBreak()
+		} else {
+			lineStart = prev == nil && em.Parent() != first
+		}
+		name := strings.ToLower(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(plain(em, src)), ":")))
+		if !lineStart || !(name == "verify" || name == "verification" || name == "test") {
+			return ast.WalkSkipChildren, nil
+		}
+		for c := em.NextSibling(); c != nil; c = c.NextSibling() {
+			if c.Kind() == ast.KindCodeSpan {
+				if cmd := strings.TrimSpace(plain(c, src)); CommandLike(cmd) {
+					out = append(out, Command{cmd, FromVerifyLine})
+				}
+			}
+			if tx, ok := c.(*ast.Text); ok && (tx.SoftLineBreak() || tx.HardLineBreak()) {
+				break // the line ends
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}
+
 func names(label string) map[string]bool {
 	if label == "verify" {
 		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true}
@@ -355,8 +460,12 @@ func nested(label ast.Node, src []byte, from Source) []Command {
 			out = append(out, blockCommands(b, src, from)...)
 		case *ast.List:
 			for li := b.FirstChild(); li != nil; li = li.NextSibling() {
-				if item, ok := li.(*ast.ListItem); ok && !isTaskItem(item) {
-					out = append(out, spans(item, src, from)...)
+				if item, ok := li.(*ast.ListItem); ok && !isTaskItem(item) && !(from == FromDoSteps && onFailure(plain(item, src))) {
+					for _, c := range spans(item, src, from) {
+						if !namedFile(c.Run) { // a list of files, not of commands
+							out = append(out, c)
+						}
+					}
 				}
 			}
 		default:
@@ -478,15 +587,67 @@ func ShellBuiltin(w string) bool {
 }
 
 // FirstWord is the program a command line starts: its first word after
-// any VAR=value assignments.
+// any VAR=value assignments, a value being a shell word (`d=$(mktemp -d)`,
+// `X="a b"`); after a line of assignments alone (`d=$(mktemp -d); cd "$d"
+// && make`), the program of the command that follows.
 func FirstWord(c string) string {
-	for _, w := range strings.Fields(c) {
-		if i := strings.IndexByte(w, '='); i > 0 && !strings.ContainsAny(w[:i], "/-.") {
-			continue
+	rest := strings.TrimLeft(c, " \t")
+	for rest != "" {
+		name, _, ok := strings.Cut(rest, "=")
+		if !ok || !isName(name) {
+			break
 		}
-		return w
+		rest = strings.TrimLeft(rest[len(name)+1+wordLen(rest[len(name)+1:]):], " \t")
+		for _, op := range []string{"&&", ";"} {
+			if r, ok := strings.CutPrefix(rest, op); ok {
+				rest = strings.TrimLeft(r, " \t")
+			}
+		}
+	}
+	if f := strings.Fields(rest); len(f) > 0 {
+		return f[0]
 	}
 	return ""
+}
+
+// isName reports whether s is a shell variable's name.
+func isName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// wordLen is the length of the shell word s starts with: up to a blank or
+// an operator outside quotes and $( ), ` `, ${ }.
+func wordLen(s string) int {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '(' || c == '{':
+			depth++
+		case c == ')' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (c == ' ' || c == '\t' || c == ';' || c == '&' || c == '|'):
+			return i
+		}
+	}
+	return len(s)
 }
 
 // CommandLike reports whether a code span reads as a command line: its
@@ -500,6 +661,8 @@ func CommandLike(c string) bool {
 		return false
 	case ShellBuiltin(w):
 		return true
+	case slashCommand(w):
+		return false
 	case strings.ContainsRune(w, '/'):
 		// A directory named alone (`.cache/`) is a path in prose, not a
 		// program.
@@ -508,6 +671,33 @@ func CommandLike(c string) bool {
 		return true
 	}
 	return len(strings.Fields(c)) > 1 && programName(w)
+}
+
+// slashCommand reports whether a word is a Claude Code slash command
+// (`/ralph-loop`, `/ralph-specum:new`): a / and a name, no directory. A
+// program is run by its path (`/usr/bin/env`, `./check.sh`), never from /.
+func slashCommand(w string) bool {
+	return len(w) > 1 && w[0] == '/' && !strings.ContainsRune(w[1:], '/') && (w[1] >= 'a' && w[1] <= 'z' || w[1] >= 'A' && w[1] <= 'Z')
+}
+
+// namedFile reports whether a title's code span only names a file
+// (`watchers/gmail_watcher.py`, `src/App.test.js`): one word, a path with
+// an extension, not run as a program (`./run.py`) and not a shell script.
+// "Verify `watchers/gmail_watcher.py` produces …" is about the file.
+func namedFile(c string) bool {
+	if len(strings.Fields(c)) != 1 || !strings.ContainsRune(c, '/') || strings.HasPrefix(c, "./") || strings.HasPrefix(c, "/") {
+		return false
+	}
+	base := c[strings.LastIndexByte(c, '/')+1:]
+	i := strings.LastIndexByte(base, '.')
+	if i <= 0 {
+		return false
+	}
+	switch base[i+1:] {
+	case "sh", "bash":
+		return false
+	}
+	return true
 }
 
 // programName is the shape of a program's name: lower case letters,

@@ -77,3 +77,64 @@ func TestVerifyLabelUnbracketed(t *testing.T) {
 		t.Errorf("the unbracketed tag's task: id %q, commands %+v", ts[0].ID, ts[0].Commands)
 	}
 }
+
+// TestCommandsCorpusFive: the shapes a fifth corpus of real task files
+// showed read wrong, in our own words: a fragment of a sentence, a
+// diagnosis to run on failure, a line opening with an assignment, a slash
+// command, a file named in the title, a label inside a paragraph or a
+// quoted block, a label above the one that names the command, a shell
+// given no script.
+func TestCommandsCorpusFive(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command
+	}{
+		{"a wrapper lifted from a sentence, a step for failures", "- [ ] VE2 [VERIFY] E2E\n  - **Do**:\n    1. Run: `cd web && timeout 300 npx playwright test`\n    2. The outer `timeout 300` is the final guard\n    3. On failure: dump the log: `tail -50 /tmp/e2e.log`\n  - **Verify**: Playwright exit code 0 → `SUITE_PASS`\n",
+			[]Command{{"cd web && timeout 300 npx playwright test", FromDoSteps}}},
+		{"a line opening with an assignment", "- [ ] VE3 [VERIFY] Fixture round trip\n  - **Verify**: `d=$(mktemp -d); sh check.sh \"$d\"; rm -rf \"$d\"`\n",
+			[]Command{{`d=$(mktemp -d); sh check.sh "$d"; rm -rf "$d"`, FromVerifyLine}}},
+		{"a slash command in the title", "- [ ] T37 [VERIFY] The loop skill: run `/loop \"say done\"` and see it stop\n", nil},
+		{"a file named in the title", "- [ ] T7 [VERIFY] Verify `watchers/mail_watcher.py` writes a note per mail\n", nil},
+		{"a script named in the title", "- [ ] T8 [VERIFY] Smoke: `scripts/smoke.sh`\n",
+			[]Command{{"scripts/smoke.sh", FromTitleCode}}},
+		{"a Verify label inside the paragraph", "- [ ] 4.6 [VERIFY] Audit checkpoint\n  **Do**: look at the fixes\n  **Verify**: `sh check.sh` && `bash -n hooks/gate.sh`\n",
+			[]Command{{"sh check.sh", FromVerifyLine}, {"bash -n hooks/gate.sh", FromVerifyLine}}},
+		{"a quoted block's Test line", "- [ ] T001 [VERIFY] Dependencies installed\n  > **Inputs**: `requirements.txt` | **Deps**: none\n  > **Test**: `python -c \"import yaml\"`\n",
+			[]Command{{`python -c "import yaml"`, FromVerifyLine}}},
+		{"a Verification list above the Verify line", "- [ ] 5.3 [VERIFY] Bugs fixed\n  - **Verification**:\n    - `tests/test_sensor.py`\n  - **Verify**: `pytest tests/test_sensor.py -q`\n",
+			[]Command{{"pytest tests/test_sensor.py -q", FromVerifyLine}}},
+		{"a shell given no script", "- [ ] 1.G [VERIFY] Phase gate\n  - **Verify**: all phase tasks ticked; `bash -n` passes on both scripts\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := Parse([]byte(tc.src))
+			if len(ts) == 0 || !ts[0].Verify {
+				t.Fatalf("no verification task: %+v", ts)
+			}
+			if d := cmp.Diff(tc.want, ts[0].Commands); d != "" {
+				t.Errorf("commands (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestManualCorpusFive: checks a person makes, by their kind tag or their
+// words, when the task names no command.
+func TestManualCorpusFive(t *testing.T) {
+	for src, want := range map[string]bool{
+		"- [ ] T012 [P] [US1] [VERIFY:BROWSER] Register the panel\n":         true,
+		"- [ ] T017 [VERIFY:API] The trip endpoint answers\n":                true,
+		"- [ ] T018 [VERIFY:TEST] The trip model\n":                          false,
+		"- [ ] 4.2 [VERIFY] Manual integration test\n":                       true,
+		"- [ ] 64. [VERIFY] Manual device/emulator testing:\n":               true,
+		"- [ ] T038 [VERIFY] Final visual regression check\n":                true,
+		"- [ ] T036 [VERIFY] Performance validation using Chrome DevTools\n": true,
+		"- [ ] T9 [VERIFY] Unit tests\n  - **Verify**: `go test ./...`\n":    false,
+		"- [ ] T10 [VERIFY] Update the manual\n":                             false, // the document, not a person's check
+		"- [ ] T11 [VERIFY] Run a manual QA pass\n":                          true,
+	} {
+		ts := Parse([]byte(src))
+		if len(ts) != 1 || ts[0].Manual != want {
+			t.Errorf("%q: manual %v, want %v", src, len(ts) == 1 && ts[0].Manual, want)
+		}
+	}
+}

@@ -222,7 +222,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	t.Manual = manual(t.ID, t.Kind, strings.ToLower(t.Text))
+	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text))
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
@@ -248,17 +248,51 @@ func namesACs(prose string) bool {
 	return false
 }
 
-func manual(id, kind, text string) bool {
-	if strings.Contains(strings.ToLower(id), "manual") || strings.EqualFold(kind, "manual") {
+// manual reports whether a person checks the task (said by its id, its
+// kind, its title or its text): when it names no command, only the user's
+// waiver ticks it, and no project check stands for it.
+func manual(id, kind, title, text string) bool {
+	if strings.Contains(strings.ToLower(id), "manual") || personKind(kind) {
 		return true
+	}
+	// "Manual integration test", "Manual device/emulator testing:", "a
+	// manual QA pass"; not "Update the manual" (the document).
+	words := strings.Fields(strings.ToLower(title))
+	for i, w := range words {
+		if w = strings.Trim(w, ".,;:!?()*_"); w != "manual" && w != "manually" {
+			continue
+		}
+		if i == 0 {
+			return true
+		}
+		for _, next := range words[i+1 : min(i+3, len(words))] {
+			switch strings.Trim(next, ".,;:!?()*_") {
+			case "test", "tests", "testing", "check", "checks", "verification", "validation", "review", "qa", "e2e", "inspection", "run", "pass":
+				return true
+			}
+		}
 	}
 	for _, p := range []string{"operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
 		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification",
-		"**verify**: manual", "verify: manual", "verification: manual", "manual review", "manual timing", "manual observation",
-		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection"} {
+		"**verify**: manual", "verify: manual", "verification: manual", "**test**: manual", "manual review", "manual timing", "manual observation",
+		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection",
+		// What a person looks at, not what a command checks (corpus five).
+		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
+		"on a real device", "on device", "emulator testing", "device testing"} {
 		if strings.Contains(text, p) {
 			return true
 		}
+	}
+	return false
+}
+
+// personKind reports whether a [VERIFY:KIND] tag names a check a person
+// (or a browser or a running service rodin cannot drive) makes: with no
+// command named, the project's own checks do not stand for it.
+func personKind(kind string) bool {
+	switch strings.ToUpper(kind) {
+	case "MANUAL", "HUMAN", "OPERATOR", "BROWSER", "UI", "UX", "VISUAL", "DEVICE", "A11Y", "ACCESSIBILITY", "PERF", "PERFORMANCE", "API", "E2E":
+		return true
 	}
 	return false
 }
