@@ -18,6 +18,19 @@ func lateExit(t *testing.T) (codes chan int) {
 	return codes
 }
 
+// waitExit waits for the code the deadline ends the process with.
+func waitExit(t *testing.T, codes chan int, want int, what string) {
+	t.Helper()
+	select {
+	case code := <-codes:
+		if code != want {
+			t.Fatalf("%s: the deadline ended the process with %d, want %d", what, code, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: the deadline did not answer within 10 s", what)
+	}
+}
+
 // syncBuffer is a buffer two goroutines write (the deadline's and the
 // decision's) and the test reads.
 type syncBuffer struct {
@@ -51,14 +64,7 @@ func TestPreDeadlineDenies(t *testing.T) {
 			return PreOutcome{Allow: true}
 		})
 	}()
-	select {
-	case code := <-codes:
-		if code != 2 {
-			t.Fatalf("the deadline ended the process with %d, want 2", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the deadline did not answer within 10 s")
-	}
+	waitExit(t, codes, 2, "a hung decision")
 	if !strings.Contains(stdout.String(), `"permissionDecision":"deny"`) || !strings.Contains(stderr.String(), "did not decide within 50ms") {
 		t.Fatalf("the deadline's answer: stdout %q stderr %q", stdout.String(), stderr.String())
 	}
@@ -109,14 +115,7 @@ func TestStopDeadlineBlocks(t *testing.T) {
 				return StopOutcome{}
 			})
 		}()
-		select {
-		case code := <-codes:
-			if code != tc.code {
-				t.Fatalf("%s: the deadline ended the process with %d, want %d", tc.input, code, tc.code)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s: the deadline did not answer within 10 s", tc.input)
-		}
+		waitExit(t, codes, tc.code, tc.input)
 		if !strings.Contains(stdout.String()+stderr.String(), "did not finish within 50ms") || !strings.Contains(stdout.String(), tc.want) {
 			t.Fatalf("%s: stdout %q stderr %q", tc.input, stdout.String(), stderr.String())
 		}

@@ -29,14 +29,7 @@ func TestPreDeadlineDeniesBlockedSyscall(t *testing.T) {
 			return PreOutcome{Allow: true}
 		})
 	}()
-	select {
-	case code := <-codes:
-		if code != 2 {
-			t.Fatalf("exit %d, want 2", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the deadline did not answer while the decision was in a system call")
-	}
+	waitExit(t, codes, 2, "a decision in a system call")
 	syscall.Write(p[1], []byte{1})
 	syscall.Close(p[1])
 	if code := <-result; code != 2 || strings.Contains(stdout.String(), "allow") {

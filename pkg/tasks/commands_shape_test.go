@@ -46,15 +46,20 @@ func TestCommandsIssue33(t *testing.T) {
 		{"git diff as a check", "- [ ] V40 [VERIFY] Generated code current\n  - **Verify**: `git diff --exit-code`\n",
 			[]Command{{"git diff --exit-code", FromVerifyLine}}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := Parse([]byte(tc.src))
-			if len(ts) == 0 || !ts[0].Verify {
-				t.Fatalf("no verification task: %+v", ts)
-			}
-			if d := cmp.Diff(tc.want, ts[0].Commands); d != "" {
-				t.Errorf("commands (-want +got):\n%s", d)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkCommands(t, tc.src, tc.want) })
+	}
+}
+
+// checkCommands parses src, a verification task, and holds its commands
+// to want.
+func checkCommands(t *testing.T, src string, want []Command) {
+	t.Helper()
+	ts := Parse([]byte(src))
+	if len(ts) == 0 || !ts[0].Verify {
+		t.Fatalf("no verification task: %+v", ts)
+	}
+	if d := cmp.Diff(want, ts[0].Commands); d != "" {
+		t.Errorf("commands (-want +got):\n%s", d)
 	}
 }
 
@@ -105,15 +110,7 @@ func TestCommandsCorpusFive(t *testing.T) {
 			[]Command{{"pytest tests/test_sensor.py -q", FromVerifyLine}}},
 		{"a shell given no script", "- [ ] 1.G [VERIFY] Phase gate\n  - **Verify**: all phase tasks ticked; `bash -n` passes on both scripts\n", nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := Parse([]byte(tc.src))
-			if len(ts) == 0 || !ts[0].Verify {
-				t.Fatalf("no verification task: %+v", ts)
-			}
-			if d := cmp.Diff(tc.want, ts[0].Commands); d != "" {
-				t.Errorf("commands (-want +got):\n%s", d)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkCommands(t, tc.src, tc.want) })
 	}
 }
 
