@@ -468,6 +468,13 @@ func nested(label ast.Node, src []byte, from Source) []Command {
 							out = append(out, c)
 						}
 					}
+					// A step's own fenced block ("1. Run the grep:" and the
+					// fence under it).
+					for b := item.FirstChild(); b != nil; b = b.NextSibling() {
+						if fb, ok := b.(*ast.FencedCodeBlock); ok {
+							out = append(out, blockCommands(fb, src, from)...)
+						}
+					}
 				}
 			}
 		default:
@@ -535,7 +542,7 @@ func continues(l string) bool {
 // looks at ("Confirm the calls appear together").
 func refersToSteps(s string) bool {
 	s = strings.ToLower(s)
-	for _, w := range []string{"command", "step", "above", "via", "pass", "fail", "green", "exit 0", "succeed", "error"} {
+	for _, w := range []string{"command", "step", "above", "via", "pass", "fail", "green", "exit 0", "succeed", "success", "error", "checks", "assertion"} {
 		if strings.Contains(s, w) {
 			return true
 		}

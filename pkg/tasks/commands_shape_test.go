@@ -108,6 +108,8 @@ func TestCommandsCorpusFive(t *testing.T) {
 			[]Command{{`python -c "import yaml"`, FromVerifyLine}}},
 		{"a Verification list above the Verify line", "- [ ] 5.3 [VERIFY] Bugs fixed\n  - **Verification**:\n    - `tests/test_sensor.py`\n  - **Verify**: `pytest tests/test_sensor.py -q`\n",
 			[]Command{{"pytest tests/test_sensor.py -q", FromVerifyLine}}},
+		{"a Verify line about the steps' assertions, a step's own fence", "- [ ] 3.19 [VERIFY] References gone\n  - **Do**:\n    1. Run the comprehensive grep:\n       ```bash\n       ! grep -rn old-name src\n       ```\n  - **Verify**: All grep assertions exit successfully\n",
+			[]Command{{"! grep -rn old-name src", FromDoSteps}}},
 		{"a program that cannot fail, by its path", "- [ ] 1.H [VERIFY] Gate\n  - **Verify**: `/bin/true`\n", nil},
 		{"a shell given no script", "- [ ] 1.G [VERIFY] Phase gate\n  - **Verify**: all phase tasks ticked; `bash -n` passes on both scripts\n", nil},
 	} {
