@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"os"
 	"os/exec"
 	"path"
 	"strings"
@@ -184,6 +185,17 @@ func CannotFail(c string) bool {
 					return false
 				}
 			}
+		case "gh":
+			// What GitHub shows (`gh pr view 646`), not what it checks.
+			if len(w) < 3 || w[2] != "view" || strings.Contains(p, "--exit-status") {
+				return false
+			}
+		case "cargo", "go", "gofmt", "black", "ruff", "prettier":
+			// A formatter that rewrites the files exits 0 on any code:
+			// `cargo fmt`, not `cargo fmt --check`.
+			if !rewrites(w) {
+				return false
+			}
 		case "git":
 			// What git shows, not what it checks: `git status` "shows no
 			// uncommitted changes" is a person's reading of its output.
@@ -199,6 +211,24 @@ func CannotFail(c string) bool {
 		}
 	}
 	return true
+}
+
+// rewrites reports whether a formatter's command line rewrites the files
+// instead of checking them.
+func rewrites(w []string) bool {
+	line := " " + strings.Join(w, " ") + " "
+	if strings.Contains(line, " --check") || strings.Contains(line, " -l ") || strings.Contains(line, " -d ") || strings.Contains(line, " --list-different") || strings.Contains(line, " --diff") {
+		return false
+	}
+	switch {
+	case w[0] == "cargo" && len(w) > 1 && w[1] == "fmt", w[0] == "go" && len(w) > 1 && w[1] == "fmt":
+		return true
+	case w[0] == "gofmt" && strings.Contains(line, " -w "), w[0] == "black", w[0] == "ruff" && len(w) > 1 && w[1] == "format":
+		return true
+	case w[0] == "prettier" && strings.Contains(line, " --write"):
+		return true
+	}
+	return false
 }
 
 // wrapsNothing reports whether a command line is a wrapper with nothing to
@@ -665,8 +695,15 @@ func wordLen(s string) int {
 // and `## Heading` are names and values, not commands.
 func CommandLike(c string) bool {
 	w := FirstWord(c)
-	switch {
+	switch f := strings.Fields(c); {
 	case w == "":
+		return false
+	case len(f) > 2 && (f[1] == "=" || f[1] == "==" || f[1] == "!=" || f[1] == "IS" || f[1] == "IN" || f[1] == "LIKE" || f[1] == "AND" || f[1] == "OR"):
+		// `branch_id = NULL`, `role IN ('admin')`: an expression of the
+		// prose (or of SQL), not a program and its arguments.
+		return false
+	case strings.HasPrefix(w, "/") && !rootExists(w):
+		// `/api/public/playlists`: a URL's path, not a program.
 		return false
 	case ShellBuiltin(w):
 		return true
@@ -680,6 +717,18 @@ func CommandLike(c string) bool {
 		return true
 	}
 	return len(strings.Fields(c)) > 1 && programName(w)
+}
+
+// rootExists reports whether an absolute path's first directory exists
+// here (`/usr/bin/env`, `/opt/tools/x`), which a URL's path (`/api/...`)
+// does not.
+func rootExists(p string) bool {
+	first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if first == "" {
+		return false
+	}
+	_, err := os.Stat("/" + first)
+	return err == nil
 }
 
 // slashCommand reports whether a word is a Claude Code slash command

@@ -138,3 +138,54 @@ func TestManualCorpusFive(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsCorpusSix: a sixth corpus's shapes, in our own words: SQL
+// and URL paths in a title's code spans, a viewer whose output a person
+// reads, a formatter that rewrites instead of checking.
+func TestCommandsCorpusSix(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command
+	}{
+		{"SQL in the title", "- [ ] 3.7 [VERIFY] Inserts with `branch_id = NULL` and `role IN ('admin')` are rejected\n", nil},
+		{"a URL's path", "- [ ] T13 [VERIFY] POST to `/api/public/playlists` answers 200\n", nil},
+		{"a viewer a person reads", "- [ ] P1 [VERIFY] Merged\n  - **Verify**: `gh pr view 646` shows MERGED\n", nil},
+		{"a viewer with an exit status", "- [ ] P2 [VERIFY] Checks green\n  - **Verify**: `gh run view 99 --exit-status`\n",
+			[]Command{{"gh run view 99 --exit-status", FromVerifyLine}}},
+		{"a formatter that rewrites", "- [ ] 1.1.4 [VERIFY] Formatted\n  - **Verify**: `cargo fmt`\n", nil},
+		{"a formatter that checks", "- [ ] 1.1.5 [VERIFY] Formatted\n  - **Verify**: `cargo fmt -- --check`\n",
+			[]Command{{"cargo fmt -- --check", FromVerifyLine}}},
+		{"a program by its absolute path", "- [ ] 1.2 [VERIFY] Env\n  - **Verify**: `/usr/bin/env go version`\n",
+			[]Command{{"/usr/bin/env go version", FromVerifyLine}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCommands(t, tc.src, tc.want) })
+	}
+}
+
+// TestManualLegendAndLanguages: a file whose legend says [VERIFY] is a
+// person's check makes its tasks without a command a person's; "manual" in
+// the file's language counts; a legend that names an automated half too
+// does not.
+func TestManualLegendAndLanguages(t *testing.T) {
+	for name, tc := range map[string]struct {
+		src  string
+		want bool
+	}{
+		"legend":              {"**Legend**:\n- **[VERIFY]** = ручная проверка (без автотестов)\n\n- [ ] T1 [VERIFY] Read the controller and compare it with the plan\n", true},
+		"legend, command too": {"- **[VERIFY]** = manual check\n\n- [ ] T2 [VERIFY] Build\n  - **Verify**: `make build`\n", false},
+		"mixed legend":        {"- **[VERIFY]**: Coverage + manual validation\n\n- [ ] T3 [VERIFY] Run the regression tests\n", false},
+		"Spanish":             {"- [ ] T1.3 [VERIFY] Verificar manualmente que el diff coincide con el plan\n", true},
+		"no legend":           {"- [ ] T4 [VERIFY] Read the controller and compare it with the plan\n", false},
+	} {
+		ts := Parse([]byte(tc.src))
+		var got *Task
+		for i := range ts {
+			if ts[i].Verify {
+				got = &ts[i]
+			}
+		}
+		if got == nil || got.Manual != tc.want {
+			t.Errorf("%s: manual %v, want %v (%+v)", name, got != nil && got.Manual, tc.want, ts)
+		}
+	}
+}

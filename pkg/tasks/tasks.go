@@ -140,6 +140,7 @@ func ParseFile(src []byte) File {
 	if len(src) > MaxRead {
 		return f
 	}
+	legend := false // the file says its [VERIFY] tasks are a person's checks
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = bytesTrimBOM(src)
@@ -157,12 +158,56 @@ func ParseFile(src []byte) File {
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {
 				f.Tasks = append(f.Tasks, t)
+			} else if !legend && !isTaskItem(n) {
+				legend = manualLegend(plain(n, src))
+			}
+		case *ast.Paragraph:
+			if !legend {
+				legend = manualLegend(plain(n, src))
 			}
 		}
 		return ast.WalkContinue, nil
 	})
+	if legend {
+		// The file's legend says a [VERIFY] task is a person's check
+		// ("[VERIFY] = ручная проверка (без автотестов)"): one that names
+		// no command of its own is, whatever its words.
+		for i := range f.Tasks {
+			if t := &f.Tasks[i]; t.Verify && t.Kind == "" && len(t.Commands) == 0 && !t.AC {
+				t.Manual = true
+			}
+		}
+	}
 	refs(f.Tasks)
 	return f
+}
+
+// manualLegend reports whether a line of the file defines the [VERIFY] tag
+// as a person's check: the tag, then = or : or a dash, then words of a
+// manual check, in the file's own language.
+func manualLegend(line string) bool {
+	i := strings.Index(line, "[VERIFY]")
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(line[i+len("[VERIFY]"):], " *_`")
+	if !strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") {
+		return false
+	}
+	rest = strings.ToLower(rest)
+	// A person's check alone: "[VERIFY]: Coverage + manual validation"
+	// names an automated half too.
+	for _, w := range []string{"+", "coverage", "automat", "test", " and ", " & "} {
+		if strings.Contains(rest, w) {
+			return false
+		}
+	}
+	for _, w := range []string{"manual", "by hand", "a person", "human", "manualmente", "вручную", "ручн", "manuell", "手動", "手动", "수동"} {
+		if strings.Contains(rest, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // refs names tasks whose id repeats by their place among them.
@@ -278,7 +323,9 @@ func manual(id, kind, title, text string) bool {
 		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection",
 		// What a person looks at, not what a command checks (corpus five).
 		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
-		"on a real device", "on device", "emulator testing", "device testing"} {
+		"on a real device", "on device", "emulator testing", "device testing",
+		// The same in the languages task files are written in (corpus six).
+		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
 		if strings.Contains(text, p) {
 			return true
 		}
