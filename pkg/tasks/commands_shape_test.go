@@ -189,3 +189,12 @@ func TestManualLegendAndLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusMarkBeforeID: a status mark before the tags and the id (corpus
+// six's "✅ [VERIFY] P0.") is no id: the id is P0.
+func TestStatusMarkBeforeID(t *testing.T) {
+	ts := Parse([]byte("- [x] ✅ [VERIFY] P0. **SMOKE-1**\n  - **Verify**: `sh smoke.sh`\n- [ ] ❌ DEFERRED [VERIFY] 2.1 Later\n"))
+	if len(ts) != 2 || ts[0].ID != "P0" || !ts[0].Verify || ts[1].ID != "DEFERRED" || !ts[1].Verify {
+		t.Fatalf("ids: %+v", ts)
+	}
+}

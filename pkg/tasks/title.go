@@ -83,10 +83,14 @@ func isTag(w string) bool {
 func (t title) leading() (id, n int) {
 	w := t.words()
 	id = -1
+	for n < len(w) && isMark(w[n]) {
+		n++ // status marks first (✅): the title starts after them
+	}
+	start := n
 	for n < len(w) && isTag(w[n]) {
 		n++
 	}
-	if n < len(w) && (n == 0 || strings.ContainsAny(w[n], "0123456789")) && !strings.ContainsRune(w[n], codeMark) {
+	if n < len(w) && (n == start || strings.ContainsAny(w[n], "0123456789")) && !strings.ContainsRune(w[n], codeMark) {
 		id = n
 		n++
 		// A second label between the id and the tags ("1.4 V1 [VERIFY]",
@@ -99,6 +103,17 @@ func (t title) leading() (id, n int) {
 		n++
 	}
 	return id, n
+}
+
+// isMark reports whether a word is a status mark with no letter or digit
+// (✅, ❌, ⏳): "- [x] ✅ [VERIFY] P0. Smoke" is task P0.
+func isMark(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '[' || r == '`' || r == codeMark {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // isLabel reports whether a word is a task label of its own: capitals,
