@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/internal/claudecli"
+	"github.com/rodin-gate/rodin/internal/every"
 )
 
 // TestMain lets four scenarios run at once unless -parallel says
@@ -64,24 +65,13 @@ func progress() (stop func()) {
 	if err != nil {
 		return func() {}
 	}
-	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(10 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				scenariosMu.Lock()
-				n, running := finished, len(scenarios)
-				scenariosMu.Unlock()
-				fmt.Fprintf(tty, "rodin e2e: %s in, %d scenarios done, %d running\n", time.Since(start).Round(time.Second), n, running)
-			}
-		}
-	}()
-	return func() { close(done); tty.Close() }
+	stopTicks := every.Start(10*time.Second, func(el time.Duration) {
+		scenariosMu.Lock()
+		n, running := finished, len(scenarios)
+		scenariosMu.Unlock()
+		fmt.Fprintf(tty, "rodin e2e: %s in, %d scenarios done, %d running\n", el.Round(time.Second), n, running)
+	})
+	return func() { stopTicks(); tty.Close() }
 }
 
 var (

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/every"
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
@@ -629,20 +630,9 @@ func build(e *env, root, out string, targets [][2]string) error {
 	// take a minute before the first executable is done: a line every 10 s
 	// says it still works.
 	start := time.Now()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		t := time.NewTicker(10 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(e.stderr, "rodin: still building (%s)\n", time.Since(start).Round(time.Second))
-			}
-		}
-	}()
+	defer every.Start(10*time.Second, func(el time.Duration) {
+		fmt.Fprintf(e.stderr, "rodin: still building (%s)\n", el.Round(time.Second))
+	})()
 	if err := release.Build(root, out, pkgs, targets, e.stdout); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/every"
 	"github.com/rodin-gate/rodin/pkg/headless"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/tidwall/gjson"
@@ -409,25 +410,13 @@ func progress(o Options, c Component, start time.Time, format string, args ...an
 
 // heartbeat says the session still runs when it has been quiet.
 func heartbeat(o Options, c Component, start time.Time, calls *pendingCalls) (stop func()) {
-	done := make(chan struct{})
-	var once sync.Once
-	go func() {
-		t := time.NewTicker(30 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if what, d := calls.oldest(); what != "" {
-					progress(o, c, start, "still running (timeout %s): %s has had no result for %s", o.Timeout, what, d.Round(time.Second))
-				} else {
-					progress(o, c, start, "still running (timeout %s): waiting for the model", o.Timeout)
-				}
-			}
+	return every.Start(30*time.Second, func(time.Duration) {
+		if what, d := calls.oldest(); what != "" {
+			progress(o, c, start, "still running (timeout %s): %s has had no result for %s", o.Timeout, what, d.Round(time.Second))
+		} else {
+			progress(o, c, start, "still running (timeout %s): waiting for the model", o.Timeout)
 		}
-	}()
-	return func() { once.Do(func() { close(done) }) }
+	})
 }
 
 func envValue(env []string, key string) string {
