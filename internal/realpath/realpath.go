@@ -15,16 +15,13 @@ import (
 var (
 	mu    sync.Mutex
 	calls int               // hook calls under way (tests run several)
-	memo  map[string]string // path -> resolved, for paths that resolved
+	memo  map[string]string // path -> resolved, for paths that resolved; nil outside a call
 )
 
 // Begin starts a hook call's memo; the function it returns ends it.
 func Begin() (end func()) {
 	mu.Lock()
 	calls++
-	if memo == nil {
-		memo = map[string]string{}
-	}
 	mu.Unlock()
 	return func() {
 		mu.Lock()
@@ -50,7 +47,10 @@ func Eval(path string) (string, error) {
 		return real, err
 	}
 	mu.Lock()
-	if memo != nil {
+	if calls > 0 {
+		if memo == nil {
+			memo = map[string]string{} // made on first use: most hook calls resolve nothing
+		}
 		memo[path] = real
 	}
 	mu.Unlock()
