@@ -148,7 +148,7 @@ func Matches(matcher, name string) bool { return table.Matches(matcher, name) }
 
 // MainPre is the pretooluse executable; its result is the exit code, 0 or 2.
 func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
+	hookio.TuneRuntime()
 	defer realpath.Begin()()
 	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, false) })
 	return hookio.RunPre(stdin, stdout, stderr, Deadline(os.Getenv), func(in hookio.Input) hookio.PreOutcome {
@@ -161,7 +161,7 @@ func MainPre(stdin io.Reader, stdout, stderr io.Writer) int {
 
 // MainPost is the posttooluse executable; it always exits 0.
 func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
+	hookio.TuneRuntime()
 	defer realpath.Begin()()
 	planfile.SetSealKeyFunc(func() []byte { return evidence.SealKey(os.Getenv, true) })
 	return hookio.RunPost(stdin, stdout, func(in hookio.Input) hookio.PostOutcome {
@@ -172,7 +172,7 @@ func MainPost(stdin io.Reader, stdout, stderr io.Writer) int {
 // MainStop is the stop executable: Stop, TaskCompleted, SubagentStop of an
 // executor.
 func MainStop(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
+	hookio.TuneRuntime()
 	defer realpath.Begin()()
 	return hookio.RunStopWithin(stdin, stdout, stderr, StopDeadline(os.Getenv), func(in hookio.Input) hookio.StopOutcome {
 		if d, err := time.ParseDuration(os.Getenv("RODIN_TEST_STALL")); err == nil {

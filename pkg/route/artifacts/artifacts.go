@@ -26,7 +26,7 @@ var (
 // 0); anything else is decided as a PreToolUse call (exit 0 or 2), so that
 // an input it cannot read is denied, never let through.
 func Main(stdin io.Reader, stdout, stderr io.Writer) int {
-	hookio.TuneGC()
+	hookio.TuneRuntime()
 	in, err := hookio.Read(stdin) // once: a 10 KB input read twice costs a fresh process more than its check
 	if err == nil && in.HookEventName() == "PostToolUse" {
 		return hookio.RunPostOn(in, nil, stdout, func(in hookio.Input) hookio.PostOutcome {
