@@ -2,6 +2,7 @@ package release
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,19 @@ func initAllocs(t *testing.T, patched bool) (allocs map[string]int, trace string
 	if patched {
 		if err := Build(root, out, []string{"./hooks/pretooluse"}, [][2]string{{runtime.GOOS, runtime.GOARCH}}, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
+		}
+		info, err := buildinfo.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, s := range info.Settings {
+			if s.Key == "GOEXPERIMENT" {
+				got = s.Value
+			}
+		}
+		if want := Experiments(runtime.Version(), os.Getenv("GOEXPERIMENT")); got != want {
+			t.Errorf("the release build has GOEXPERIMENT=%q, want %q", got, want)
 		}
 	} else {
 		cmd := exec.Command("go", "build", "-o", bin, "./hooks/pretooluse")
@@ -133,6 +147,28 @@ func main() {
 	cmd.Env = append(os.Environ(), "GO111MODULE=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestExperiments: Go 1.26 builds opt out of the Green Tea collector, other
+// releases (which may not know the switch) are left alone, and a
+// GOEXPERIMENT the builder set is kept.
+func TestExperiments(t *testing.T) {
+	for _, c := range []struct{ version, set, want string }{
+		{"go1.26.8", "", "nogreenteagc"},
+		{"go1.26", "", "nogreenteagc"},
+		{"go1.26.0", "jsonv2", "jsonv2,nogreenteagc"},
+		{"go1.26.8", "greenteagc", "greenteagc"},
+		{"go1.26.8", "nogreenteagc", "nogreenteagc"},
+		{"go1.25.4", "", ""},
+		{"go1.27.0", "", ""},
+		{"go1.260.1", "", ""},
+		{"devel go1.27-abc", "jsonv2", "jsonv2"},
+		{"", "", ""},
+	} {
+		if got := Experiments(c.version, c.set); got != c.want {
+			t.Errorf("Experiments(%q, %q) = %q, want %q", c.version, c.set, got, c.want)
+		}
 	}
 }
 
