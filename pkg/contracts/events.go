@@ -45,12 +45,7 @@ func appendEvent(getenv func(string) string, e Event) {
 	if os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
-	f, err := safefile.OpenAppend(filepath.Join(dir, e.Session+".jsonl"), 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	f.Write(append(b, '\n')) // one write: lines of concurrent hooks do not mix
+	safefile.Append(filepath.Join(dir, e.Session+".jsonl"), append(b, '\n'), 0o600) // one write: lines of concurrent hooks do not mix
 }
 
 // subjectOf is what a tool call is about, briefly: its file or command.

@@ -191,20 +191,16 @@ func appendTo(data, p string, r Run) error {
 		r.Tail = strings.ToValidUTF8(r.Tail[len(r.Tail)-MaxTail:], "")
 	}
 	line := append(marshalRun(r), '\n')
-	f, err := safefile.OpenAppend(p, 0o600)
+	size, err := safefile.Append(p, line, 0o600)
 	if os.IsNotExist(err) {
 		if err = os.MkdirAll(Dir(data), 0o700); err == nil {
-			f, err = safefile.OpenAppend(p, 0o600)
+			size, err = safefile.Append(p, line, 0o600)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if _, err := f.Write(line); err != nil {
-		return err
-	}
-	if fi, err := f.Stat(); err == nil && fi.Size() > MaxLog {
+	if size > MaxLog {
 		return compact(p)
 	}
 	return nil

@@ -43,12 +43,7 @@ func Record(data, session, to string, at time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	f, err := safefile.OpenAppend(p, 0o600)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = f.Write(append(line, '\n'))
+	_, err = safefile.Append(p, append(line, '\n'), 0o600)
 	return err
 }
 

@@ -20,3 +20,28 @@ func readInto(buf []byte, path string, max int64) ([]byte, error) {
 	b, err := ReadFile(path, max)
 	return append(buf, b...), err
 }
+
+func readFile(path string, max int64) ([]byte, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRegular(f, max)
+}
+
+func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}

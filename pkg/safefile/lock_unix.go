@@ -3,6 +3,7 @@
 package safefile
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -54,4 +55,77 @@ func readInto(buf []byte, path string, max int64) ([]byte, error) {
 			return buf, ErrTooLarge
 		}
 	}
+}
+
+// openFd opens path with flags, again when a signal interrupts the call.
+func openFd(path string, flags int, perm uint32) (int, error) {
+	for {
+		fd, err := syscall.Open(path, flags|syscall.O_CLOEXEC|syscall.O_NONBLOCK, perm)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func readFile(path string, max int64) ([]byte, error) {
+	fd, err := openFd(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if st.Size > max {
+		return nil, tooLarge(path, st.Size, max)
+	}
+	// One byte more than the size: a file that grew since the fstat is
+	// read on to its end, and then held to max.
+	b := make([]byte, 0, st.Size+1)
+	for {
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n <= 0 {
+			return b, nil
+		}
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, fmt.Errorf("%s: %w (the limit is %d bytes)", path, ErrTooLarge, max)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
+	fd, err := openFd(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT, uint32(perm.Perm()))
+	if err != nil {
+		return 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &os.PathError{Op: "write", Path: path, Err: err}
+		}
+		data = data[n:]
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return st.Size, nil
 }

@@ -25,12 +25,6 @@ var ErrTooLarge = errors.New("file too large")
 // handful of files, and each call is felt).
 func Open(path string) (*os.File, error) { return openNoBlock(path) }
 
-// OpenAppend opens a file for appending, created with perm when missing,
-// the same way.
-func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noBlock, perm)
-}
-
 // Overwrite writes data at the start of the file at path (created with
 // perm when missing) in one call, without truncating it or swapping it:
 // three system calls where an atomic replace costs a temporary file and a
@@ -50,13 +44,21 @@ func Overwrite(path string, data []byte, perm os.FileMode) error {
 
 // ReadFile reads a regular file of at most max bytes. It never blocks on a
 // FIFO or a device: it opens without waiting and refuses non-regular files.
-func ReadFile(path string, max int64) ([]byte, error) {
-	f, err := openNoBlock(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readRegular(f, max)
+// On Unix it makes only the system calls the answer needs (open, fstat,
+// read, close), without an os.File: a hook reads several small files, and
+// each os.File costs a poller registration the kernel refuses for a
+// regular file, and a finalizer.
+func ReadFile(path string, max int64) ([]byte, error) { return readFile(path, max) }
+
+// Append writes data at the end of the file at path, created with perm
+// when missing, and returns the file's size after the write: one open, one
+// write, one fstat, one close, never waiting on a FIFO.
+func Append(path string, data []byte, perm os.FileMode) (size int64, err error) {
+	return appendFile(path, data, perm)
+}
+
+func tooLarge(path string, size, max int64) error {
+	return fmt.Errorf("%s: %w (%d bytes, the limit is %d)", path, ErrTooLarge, size, max)
 }
 
 func readRegular(f *os.File, max int64) ([]byte, error) {
@@ -68,7 +70,7 @@ func readRegular(f *os.File, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file", f.Name())
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%s: %w (%d bytes, the limit is %d)", f.Name(), ErrTooLarge, fi.Size(), max)
+		return nil, tooLarge(f.Name(), fi.Size(), max)
 	}
 	b := make([]byte, 0, fi.Size()+1)
 	for {

@@ -1,0 +1,58 @@
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadFile: a regular file is read whole and held to the limit; a
+// missing file is not-exist; a directory, a FIFO and a file over the limit
+// are errors, and a FIFO with no writer never blocks the reader.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(p, 5); err != nil || string(b) != "hello" {
+		t.Fatalf("ReadFile at the limit = %q, %v; want hello", b, err)
+	}
+	if _, err := ReadFile(p, 4); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("ReadFile over the limit: %v, want ErrTooLarge", err)
+	}
+	if b, err := ReadFile(filepath.Join(dir, "none"), 5); !os.IsNotExist(err) || b != nil {
+		t.Fatalf("ReadFile of a missing file = %q, %v; want not-exist", b, err)
+	}
+	if _, err := ReadFile(dir, 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFile of a directory: %v, want not a regular file", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(empty, 5); err != nil || len(b) != 0 {
+		t.Fatalf("ReadFile of an empty file = %q, %v", b, err)
+	}
+}
+
+// TestAppend: each append lands at the end and reports the size after it;
+// in a missing directory it is not-exist.
+func TestAppend(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log")
+	if n, err := Append(p, []byte("one\n"), 0o600); err != nil || n != 4 {
+		t.Fatalf("first Append = %d, %v; want 4", n, err)
+	}
+	if n, err := Append(p, []byte("two\n"), 0o644); err != nil || n != 8 {
+		t.Fatalf("second Append = %d, %v; want 8", n, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\n" {
+		t.Fatalf("the file holds %q", b)
+	}
+	if _, err := Append(filepath.Join(dir, "no", "log"), []byte("x"), 0o600); !os.IsNotExist(err) {
+		t.Fatalf("Append in a missing directory: %v, want not-exist", err)
+	}
+}
