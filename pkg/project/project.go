@@ -509,16 +509,18 @@ func (ix *TaskIndex) Refresh(root string, c Config) bool {
 	now := time.Now()
 	changed := false
 	var moved []string
+	stat := openDirStat(root)
 	for rel, t := range ix.Dirs {
-		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		mtime, ok := stat.isDir(rel)
 		switch {
-		case err != nil || !fi.IsDir():
+		case !ok:
 			ix.drop(rel)
 			changed = true
-		case t == 0 || fi.ModTime().UnixNano() != t:
+		case t == 0 || mtime != t:
 			moved = append(moved, rel)
 		}
 	}
+	stat.close()
 	sort.Strings(moved)
 	for _, rel := range moved {
 		if _, ok := ix.Dirs[rel]; !ok {

@@ -1,0 +1,30 @@
+package project
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// dirStat stats the directories under one root for Refresh, which a stop
+// after a Bash command runs on every directory of the index (a hundred in
+// a 10,000-file project). Where the system allows it (dirstat_linux.go) it
+// holds one descriptor of the root and stats each path relative to it,
+// with no FileInfo made per call: about 1.0 µs a directory against 1.45 µs
+// for os.Lstat of the joined path, measured on Linux.
+type dirStat struct {
+	root string
+	fd   int // the root's descriptor, -1 when stats go through os.Lstat
+}
+
+// isDir reports whether rel (slash-separated, "" for the root) is a
+// directory, not a link to one, and its modification time.
+func (d *dirStat) isDir(rel string) (mtime int64, ok bool) {
+	if d.fd >= 0 && rel != "" {
+		return d.statAt(rel)
+	}
+	fi, err := os.Lstat(filepath.Join(d.root, filepath.FromSlash(rel)))
+	if err != nil || !fi.IsDir() {
+		return 0, false
+	}
+	return fi.ModTime().UnixNano(), true
+}

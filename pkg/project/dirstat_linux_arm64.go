@@ -1,0 +1,5 @@
+package project
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_FSTATAT

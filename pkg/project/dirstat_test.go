@@ -1,0 +1,48 @@
+package project
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestDirStat: the stats Refresh makes say what os.Lstat of the joined path
+// says (a directory, not a link to one, and its time), through the root's
+// descriptor and without it.
+func TestDirStat(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "a/b"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, "a", "b"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "a", "f"), nil, 0o644)
+	if err := os.Symlink("a", filepath.Join(root, "link")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	want := func(rel string) (int64, bool) {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || !fi.IsDir() {
+			return 0, false
+		}
+		return fi.ModTime().UnixNano(), true
+	}
+	for _, d := range []*dirStat{openDirStat(root), {root: root, fd: -1}} {
+		for _, rel := range []string{"", "a", "a/b", "a/f", "link", "none", "a/none/x"} {
+			wt, wok := want(rel)
+			gt, gok := d.isDir(rel)
+			if gt != wt || gok != wok {
+				t.Errorf("fd %d: isDir(%q) = %d, %v; os.Lstat says %d, %v", d.fd, rel, gt, gok, wt, wok)
+			}
+		}
+		if mt, _ := d.isDir("a/b"); mt != old.UnixNano() {
+			t.Errorf("fd %d: the time of a/b is %d, want %d", d.fd, mt, old.UnixNano())
+		}
+		d.close()
+	}
+}
