@@ -42,9 +42,14 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 	}
 	var out []Command
-	for _, c := range t.code {
-		if CommandLike(c) && !namedFile(c) {
-			out = append(out, Command{c, FromTitleCode})
+	for i := 0; i < len(t.code); i++ {
+		if c := t.code[i]; CommandLike(c) && !namedFile(c) {
+			after, next := t.after(i)
+			run, usesNext := said(c, after, next)
+			if usesNext {
+				i++
+			}
+			out = append(out, Command{run, FromTitleCode})
 		}
 	}
 	out = checks(out)
@@ -57,6 +62,11 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			return cs, ""
 		}
 		prose = after
+	}
+	if run := t.runPhrase(); run != "" {
+		if cs := checks([]Command{{run, FromTitleText}}); len(cs) > 0 {
+			return cs, ""
+		}
 	}
 	// A Verify line that names no whole command ("Both via the Do steps",
 	// "No emhass-related test failures", "All 12 checks pass") points at
@@ -463,16 +473,49 @@ func isTaskItem(li *ast.ListItem) bool {
 // spans are the code spans of a labelled block that read as commands.
 func spans(block ast.Node, src []byte, from Source) []Command {
 	var out []Command
+	skip := map[ast.Node]bool{} // a span that names the directory of the one before
 	ast.Walk(block, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering && n.Kind() == ast.KindCodeSpan {
-			if c := strings.TrimSpace(plain(n, src)); CommandLike(c) {
-				out = append(out, Command{c, from})
+			if c := strings.TrimSpace(plain(n, src)); CommandLike(c) && !skip[n] {
+				after, next := followingText(n, src)
+				run, usesNext := said(c, after, plainOrEmpty(next, src))
+				if usesNext {
+					skip[next] = true
+				}
+				out = append(out, Command{run, from})
 			}
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
 	})
 	return out
+}
+
+// followingText is the text after an inline node up to the next code span
+// among its siblings, and that span (nil when there is none).
+func followingText(n ast.Node, src []byte) (string, ast.Node) {
+	var b strings.Builder
+	for s := n.NextSibling(); s != nil; s = s.NextSibling() {
+		if s.Kind() == ast.KindCodeSpan {
+			return b.String(), s
+		}
+		if t, ok := s.(*ast.Text); ok {
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() {
+				break // the words of the next line are another sentence's
+			}
+			continue
+		}
+		b.WriteString(plain(s, src))
+	}
+	return b.String(), nil
+}
+
+func plainOrEmpty(n ast.Node, src []byte) string {
+	if n == nil {
+		return ""
+	}
+	return strings.TrimSpace(plain(n, src))
 }
 
 // blockUnder are the commands of the fenced block, or of the list of

@@ -198,3 +198,62 @@ func TestStatusMarkBeforeID(t *testing.T) {
 		t.Fatalf("ids: %+v", ts)
 	}
 }
+
+// TestCommandsCorpusSeven: a seventh corpus's shapes, in our own words:
+// the directory a command is said to run in, a search that must find
+// nothing, and a command written without backticks after "Run".
+func TestCommandsCorpusSeven(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command
+	}{
+		{"a directory after the command", "- [ ] V1 [VERIFY] Run `cargo build` in daemon/ - must succeed\n",
+			[]Command{{"cd daemon && cargo build", FromTitleCode}}},
+		{"a directory in backticks", "- [ ] V2 [VERIFY] Tests\n  - **Verify**: `npm test` in `packages/api`\n",
+			[]Command{{"cd packages/api && npm test", FromVerifyLine}}},
+		{"from a directory, in parentheses", "- [ ] V3 [VERIFY] Build\n  - **Verify**: `make` (from web/app/)\n",
+			[]Command{{"cd web/app && make", FromVerifyLine}}},
+		{"in words that name no directory", "- [ ] V4 [VERIFY] Run `go test ./...` in CI and in parallel\n",
+			[]Command{{"go test ./...", FromTitleCode}}},
+		{"a file in backticks is no directory", "- [ ] V5 [VERIFY] Run `make test` in `tests/test_api.py`\n",
+			[]Command{{"make test", FromTitleCode}}},
+		{"outside the project", "- [ ] V6 [VERIFY] Run `make` in ../other/ and in /tmp/\n",
+			[]Command{{"make", FromTitleCode}}},
+		{"a search that must find nothing", "- [ ] V7 [VERIFY] Run `grep -rn \"TODO\" src/` - must return empty\n",
+			[]Command{{`grep -rn "TODO" src/; test $? -eq 1`, FromTitleCode}}},
+		{"zero matches, on the Verify line", "- [ ] V8 [VERIFY] Old colours gone\n  - **Verify**: `rg \"bg-white\" src/app/` MUST return zero matches\n",
+			[]Command{{`rg "bg-white" src/app/; test $? -eq 1`, FromVerifyLine}}},
+		{"exits 1", "- [ ] V9 [VERIFY] No client directive\n  - **Verify**: `grep \"use client\" app/page.tsx` exits 1\n",
+			[]Command{{`grep "use client" app/page.tsx; test $? -eq 1`, FromVerifyLine}}},
+		{"a search that must find", "- [ ] V10 [VERIFY] Exported\n  - **Verify**: `grep \"export default\" app/page.tsx` exits 0\n",
+			[]Command{{`grep "export default" app/page.tsx`, FromVerifyLine}}},
+		{"not a search", "- [ ] V11 [VERIFY] Vet\n  - **Verify**: `go vet ./...` prints nothing\n",
+			[]Command{{"go vet ./...", FromVerifyLine}}},
+		{"a piped search is left as written", "- [ ] V12 [VERIFY] Scan\n  - **Verify**: `grep -rn x src/ | grep -v y` should return nothing\n",
+			[]Command{{"grep -rn x src/ | grep -v y", FromVerifyLine}}},
+		{"both: directory and nothing found", "- [ ] V13 [VERIFY] Run `grep -rn FIXME src/` in daemon/ - no matches\n",
+			[]Command{{"cd daemon && grep -rn FIXME src/; test $? -eq 1", FromTitleCode}}},
+		{"a command after Run, without backticks", "- [ ] T5 [VERIFY] [P] Run npx prisma generate to confirm the client reflects the schema\n",
+			[]Command{{"npx prisma generate", FromTitleText}}},
+		{"prose after Run", "- [ ] T6 [VERIFY] Run the full suite to confirm nothing broke\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCommands(t, tc.src, tc.want) })
+	}
+}
+
+// TestManualCorpusSeven: a decision (GO/NO-GO) and an editor's command
+// (`:LofiCancel` watched in Neovim) are a person's checks.
+func TestManualCorpusSeven(t *testing.T) {
+	for src, want := range map[string]bool{
+		"- [ ] V13 [VERIFY] **GO/NO-GO DECISION**: PASS - proceed to phase 4\n":           true,
+		"- [ ] V28 [VERIFY] `:LofiCancel` stops the generation at once\n":                 true,
+		"- [ ] V29 [VERIFY] `:checkhealth lofi` reports no errors\n":                      true,
+		"- [ ] V30 [VERIFY] `make check` passes\n":                                        false,
+		"- [ ] V31 [VERIFY] The `:` builtin is never used\n  - **Verify**: `make lint`\n": false,
+	} {
+		ts := Parse([]byte(src))
+		if len(ts) != 1 || ts[0].Manual != want {
+			t.Errorf("%q: manual = %v, want %v", src, len(ts) == 1 && ts[0].Manual, want)
+		}
+	}
+}

@@ -105,12 +105,30 @@ func (t Task) Runs() []string {
 func (t Task) Name() string {
 	id := t.Ref
 	s := strings.TrimSpace(id + " " + t.Title)
-	if i := strings.Index(s, ":"); i > 0 && t.Verify {
+	if i := colonOutsideCode(s); i > 0 && t.Verify {
 		if j := strings.Index(s, "[VERIFY"); j < 0 || i > j+7 || !strings.HasPrefix(s[j:], "[VERIFY:") {
 			s = s[:i]
 		}
 	}
 	return s
+}
+
+// colonOutsideCode is the index of the first colon of s outside
+// backticks (`:LofiCancel` is an editor's command, not a label's end), -1
+// when there is none.
+func colonOutsideCode(s string) int {
+	inCode := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '`':
+			inCode = !inCode
+		case ':':
+			if !inCode {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // File is a parsed task file.
@@ -267,7 +285,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text))
+	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title.code)
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
@@ -281,6 +299,21 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 // ("operator-verified", "manual verification", "verify manually", "by
 // hand"). An ordinary word "manual" in a title ("Update the manual") is not
 // enough.
+// editorCommand reports whether the title's first code span is an
+// editor's command (`:LofiCancel`, `:checkhealth`): what it does is
+// watched inside the editor, by a person.
+func editorCommand(code []string) bool {
+	if len(code) == 0 || len(code[0]) < 2 || code[0][0] != ':' {
+		return false
+	}
+	for _, r := range code[0][1:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '_' || r == '-' || r == '!') {
+			return false
+		}
+	}
+	return code[0][1] >= 'A' && code[0][1] <= 'Z' || code[0][1] >= 'a' && code[0][1] <= 'z'
+}
+
 // namesACs reports whether a title speaks of the acceptance criteria by
 // their short name ("all ACs met", "ACs verified"): the word ACs, as
 // written, not inside another word or a command.
@@ -321,6 +354,8 @@ func manual(id, kind, title, text string) bool {
 		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification",
 		"**verify**: manual", "verify: manual", "verification: manual", "**test**: manual", "manual review", "manual timing", "manual observation",
 		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection",
+		// A decision a person makes ("GO/NO-GO DECISION: PASS").
+		"go/no-go", "go / no-go", "go-no-go",
 		// What a person looks at, not what a command checks (corpus five).
 		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
 		"on a real device", "on device", "emulator testing", "device testing",

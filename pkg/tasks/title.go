@@ -215,6 +215,65 @@ func (t title) prose() string {
 	}, strings.Join(w, " ")))
 }
 
+// after is the title's text after its i-th code span, up to the next
+// span, and that span ("" when there is none).
+func (t title) after(i int) (text, next string) {
+	rest := t.text
+	for k := 0; k <= i; k++ {
+		j := strings.IndexRune(rest, codeMark)
+		if j < 0 {
+			return "", ""
+		}
+		rest = rest[j+len(string(codeMark)):]
+	}
+	if j := strings.IndexRune(rest, codeMark); j >= 0 {
+		rest = rest[:j]
+		if i+1 < len(t.code) {
+			next = t.code[i+1]
+		}
+	}
+	return rest, next
+}
+
+// runPhrase is a command written without backticks after the title's
+// "Run" ("Run npx prisma generate to confirm the client"), up to the words
+// that say why, when it reads as a command line (CommandLine); "" when
+// there is none ("Run the tests", a command in backticks).
+func (t title) runPhrase() string {
+	_, n := t.leading()
+	w := t.words()[n:]
+	if len(w) < 2 {
+		return ""
+	}
+	switch strings.ToLower(w[0]) {
+	case "run", "execute":
+	default:
+		return ""
+	}
+	var cmd []string
+	for _, x := range w[1:] {
+		if strings.ContainsRune(x, codeMark) {
+			return ""
+		}
+		switch strings.ToLower(x) {
+		case "to", "and", "then", "so", "for", "which", "that", "—", "–", "-", "→", "->":
+			return t.commandLine(cmd)
+		}
+		if y := strings.TrimRight(x, ".,;:"); y != x {
+			return t.commandLine(append(cmd, y))
+		}
+		cmd = append(cmd, x)
+	}
+	return t.commandLine(cmd)
+}
+
+func (t title) commandLine(words []string) string {
+	if c := strings.Join(words, " "); c != "" && CommandLine(c) {
+		return c
+	}
+	return ""
+}
+
 // afterColon is the title's text after the colon that follows its label
 // ("Quality checkpoint: pnpm lint && pnpm test"), "" when there is none or
 // it holds a code span.

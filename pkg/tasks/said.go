@@ -1,0 +1,114 @@
+package tasks
+
+import (
+	"strings"
+)
+
+// What the words around a command say about it: where it runs ("`cargo
+// build` in daemon/") and what it must find ("`grep -rn TODO src/` must
+// return empty"). A careful person reads a check with them; a gate that
+// ran the bare command would run it in the wrong place, or demand the
+// opposite of the check (a search that finds nothing exits 1).
+
+// said is a command with the words that follow it: the text up to the
+// next code span, and that span when there is one.
+func said(c, after, next string) (run string, usesNext bool) {
+	run = c
+	if findsNothing(c, after) {
+		run = c + "; test $? -eq 1"
+	}
+	if dir, uses := inDir(after, next); dir != "" && !strings.HasPrefix(strings.TrimSpace(c), "cd ") {
+		run = "cd " + dir + " && " + run
+		usesNext = uses
+	}
+	return run, usesNext
+}
+
+// inDir is the directory the words right after a command say it runs in:
+// "in daemon/", "(from packages/api/)", "in `packages/api`", "inside the
+// `web/` directory". Only a relative path inside the project: with a
+// trailing slash, or in backticks and not a file's name; "in CI", "in
+// parallel" and "in /tmp/" name none.
+func inDir(after, next string) (dir string, usesNext bool) {
+	s := strings.TrimLeft(after, " (—–-")
+	lower := strings.ToLower(s)
+	for _, prep := range []string{"in ", "from ", "inside ", "within ", "under "} {
+		if !strings.HasPrefix(lower, prep) {
+			continue
+		}
+		rest := strings.TrimSpace(s[len(prep):])
+		rest = strings.TrimSpace(strings.TrimPrefix(rest, "the "))
+		if rest == "" && next != "" {
+			// The directory in backticks: a path, not a file's name.
+			d := strings.TrimPrefix(next, "./")
+			if relativeDir(d) && (strings.HasSuffix(d, "/") || !strings.Contains(d[strings.LastIndex(strings.TrimSuffix(d, "/"), "/")+1:], ".")) {
+				return strings.TrimSuffix(d, "/"), true
+			}
+			return "", false
+		}
+		if f := strings.Fields(rest); len(f) > 0 {
+			d := strings.TrimPrefix(strings.TrimRight(f[0], ".,;:)"), "./")
+			if strings.HasSuffix(d, "/") && relativeDir(d) {
+				return strings.TrimSuffix(d, "/"), false
+			}
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// relativeDir reports whether d is a plain relative path: letters,
+// digits, - _ . and /, never .. or a leading slash.
+func relativeDir(d string) bool {
+	if d == "" || d == "/" || strings.HasPrefix(d, "/") || strings.HasPrefix(d, ".") {
+		return false
+	}
+	for _, part := range strings.Split(strings.TrimSuffix(d, "/"), "/") {
+		if part == "" || part == ".." || part == "." {
+			return false
+		}
+	}
+	for _, r := range d {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./@", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// findsNothing reports whether the words after a search (grep, rg, ag,
+// git grep: exit 1 when nothing matches, 2 on an error) say it must find
+// nothing: the check passes on exit 1. Only a search alone, not one piped
+// or chained, whose status the words do not speak of.
+func findsNothing(c, after string) bool {
+	w := strings.Fields(c)
+	if len(w) < 2 {
+		return false
+	}
+	switch w[0] {
+	case "grep", "egrep", "fgrep", "rg", "ag":
+	case "git":
+		if w[1] != "grep" {
+			return false
+		}
+	default:
+		return false
+	}
+	if parts, ok := splitOperators(c); !ok || len(parts) != 1 {
+		return false
+	}
+	lower := strings.ToLower(after)
+	if len(lower) > 120 {
+		lower = lower[:120]
+	}
+	for _, p := range []string{"return empty", "returns empty", "is empty", "→ empty", "-> empty", "empty output", "empty result",
+		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing", "outputs nothing", "shows nothing",
+		"no match", "no hits", "no results", "no output", "no occurrences", "0 match", "0 result", "zero match", "zero result",
+		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
+		"exits 1", "exit 1", "exit code 1", "exit status 1", "exits with 1"} {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
