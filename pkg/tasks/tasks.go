@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -285,7 +286,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title.code)
+	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
@@ -299,19 +300,18 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 // ("operator-verified", "manual verification", "verify manually", "by
 // hand"). An ordinary word "manual" in a title ("Update the manual") is not
 // enough.
-// editorCommand reports whether the title's first code span is an
-// editor's command (`:LofiCancel`, `:checkhealth`): what it does is
-// watched inside the editor, by a person.
-func editorCommand(code []string) bool {
-	if len(code) == 0 || len(code[0]) < 2 || code[0][0] != ':' {
-		return false
+// editorCommand reports whether the title's subject is an editor's
+// command (`:LofiCancel`, :checkhealth, `:lua require('x').run()`), its
+// first code span or its first word: what it does is watched inside the
+// editor, by a person.
+func editorCommand(t title) bool {
+	ex := func(s string) bool { return len(s) > 1 && s[0] == ':' && unicode.IsLetter(rune(s[1])) }
+	if len(t.code) > 0 && ex(t.code[0]) {
+		return true
 	}
-	for _, r := range code[0][1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '_' || r == '-' || r == '!') {
-			return false
-		}
-	}
-	return code[0][1] >= 'A' && code[0][1] <= 'Z' || code[0][1] >= 'a' && code[0][1] <= 'z'
+	_, n := t.leading()
+	w := t.words()
+	return n < len(w) && !strings.ContainsRune(w[n], codeMark) && ex(w[n])
 }
 
 // namesACs reports whether a title speaks of the acceptance criteria by
