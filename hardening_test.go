@@ -182,7 +182,7 @@ func TestFirstWriterRaceProcesses(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(root, ".rodin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(root, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, contracts.File), []byte(contracts.RLPDesk), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		env := []string{"CLAUDE_PLUGIN_DATA=" + data, "CLAUDE_PROJECT_DIR=" + root}

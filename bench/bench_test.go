@@ -497,7 +497,7 @@ func cases(f *fixture) []hookCase {
 	const deskSession = "c0ffee00-0567-4b71-9765-23162d176ca0"
 	os.MkdirAll(filepath.Join(desk, ".rodin"), 0o755)
 	os.MkdirAll(filepath.Join(desk, ".rlp-desk", "plans"), 0o755)
-	os.WriteFile(filepath.Join(desk, contracts.File), []byte(contracts.Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(desk, contracts.File), []byte(contracts.RLPDesk), 0o644)
 	os.WriteFile(filepath.Join(desk, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
 	if _, err := contracts.TakeSnapshot(func(k string) string {
 		if k == "CLAUDE_PLUGIN_DATA" {

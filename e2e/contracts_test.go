@@ -16,7 +16,7 @@ import (
 // worker agent.
 func deskFiles() map[string]string {
 	return map[string]string{
-		".rodin/contracts.json":       contracts.Templates["rlp-desk"],
+		".rodin/contracts.json":       contracts.RLPDesk,
 		".rlp-desk/plans/prd-demo.md": "# PRD: demo\n\n## US-001: Sum two numbers\n",
 		".claude/agents/worker.md":    workerAgent,
 		".rlp-desk/memos/.keep":       "",

@@ -455,7 +455,7 @@ func testSourceEditsStartNoHook(t *testing.T, rel claudecli.Release) {
 	}, say("Done."))
 	// A project with artifact contracts: their gate runs in pretooluse
 	// and posttooluse, which source edits must not start either.
-	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", files: map[string]string{".rodin/contracts.json": contracts.Templates["rlp-desk"]}})
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", files: map[string]string{".rodin/contracts.json": contracts.RLPDesk}})
 	project = s.project
 
 	count := s.countStarts("posttooluse")

@@ -12,8 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/rodin-gate/rodin/internal/lazy"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -130,9 +130,13 @@ var recipeTypes = []struct{ name, typ string }{
 
 // The patterns are compiled on first use: the hooks link this package but
 // seldom discover anything.
-var recipeLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*(?:[A-Za-z0-9_ -]*)?:([^=]|$)`)
-})
+var recipeLineRe lazy.Value[*regexp.Regexp]
+
+func recipeLine() *regexp.Regexp {
+	return recipeLineRe.Get(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_-]*)\s*(?:[A-Za-z0-9_ -]*)?:([^=]|$)`)
+	})
+}
 
 func recipes(root, file, tool string) []Check {
 	names := map[string]bool{}
@@ -186,7 +190,11 @@ func python(root string) []Check {
 	return out
 }
 
-var runLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:-\s+)?run:\s*(.+?)\s*$`) })
+var runLineRe lazy.Value[*regexp.Regexp]
+
+func runLine() *regexp.Regexp {
+	return runLineRe.Get(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:-\s+)?run:\s*(.+?)\s*$`) })
+}
 
 // workflows are the one-line run: steps of the GitHub workflows, as "ci".
 func workflows(root string) []Check {

@@ -156,15 +156,11 @@ func contractsCheck(e *env, args []string) error {
 }
 
 func contractsInit(e *env, args []string) error {
-	names := make([]string, 0, len(contracts.Templates))
-	for n := range contracts.Templates {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(slices.Values(contracts.TemplateNames))
 	if len(args) != 1 {
 		return usageError{"contracts init takes one name: " + strings.Join(names, ", ")}
 	}
-	text, ok := contracts.Templates[args[0]]
+	text, ok := contracts.Template(args[0])
 	if !ok {
 		return usageError{fmt.Sprintf("no contracts template %q (%s)", args[0], strings.Join(names, ", "))}
 	}

@@ -25,7 +25,7 @@ func TestCheckAgreesWithHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := contracts.Parse([]byte(contracts.Templates["rlp-desk"]))
+	c, err := contracts.Parse([]byte(contracts.RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestCheckAgreesWithHooks(t *testing.T) {
 					writeFile(t, filepath.Join(root, p2), p.Data)
 				}
 			}
-			writeFile(t, filepath.Join(root, contracts.File), []byte(contracts.Templates["rlp-desk"]))
+			writeFile(t, filepath.Join(root, contracts.File), []byte(contracts.RLPDesk))
 			for _, r := range []ledger.Run{
 				{Command: "go test ./...", Exit: 0},
 				{Command: "sh check.sh", Exit: 0},

@@ -15,7 +15,11 @@ import (
 )
 
 func TestTemplatesParse(t *testing.T) {
-	for name, text := range Templates {
+	for _, name := range TemplateNames {
+		text, ok := Template(name)
+		if !ok {
+			t.Fatalf("template %s is listed but not there", name)
+		}
 		if _, err := Parse([]byte(text)); err != nil {
 			t.Errorf("template %s: %v", name, err)
 		}
@@ -59,7 +63,7 @@ func TestParseErrorsNamePaths(t *testing.T) {
 }
 
 func TestMatch(t *testing.T) {
-	c, err := Parse([]byte(Templates["rlp-desk"]))
+	c, err := Parse([]byte(RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +91,7 @@ func TestCheckContent(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".rlp-desk", "plans"), 0o755)
 	os.WriteFile(filepath.Join(root, ".rlp-desk", "plans", "prd-sum-fn.md"), []byte("# PRD\n\n## US-001: Sum\n\n### US-002: Docs\n\nnot ## US-009\n#### US-010: too deep\n"), 0o644)
-	c, err := Parse([]byte(Templates["rlp-desk"]))
+	c, err := Parse([]byte(RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +148,7 @@ func TestCheckContent(t *testing.T) {
 // FuzzParse: any contracts file parses or is refused with an error; a
 // parsed one matches and checks any path and content without panicking.
 func FuzzParse(f *testing.F) {
-	f.Add([]byte(Templates["rlp-desk"]), ".rlp-desk/memos/a-iter-signal.json", []byte(`{"status":"x"}`))
+	f.Add([]byte(RLPDesk), ".rlp-desk/memos/a-iter-signal.json", []byte(`{"status":"x"}`))
 	f.Add([]byte(`{"version":1,"roles":{},"artifacts":[{"name":"a","path":"{a}{b}.json","writers":["*"],"fields":{"n":{"min":1,"max":0}}}]}`), "xy.json", []byte(`{"n":2}`))
 	f.Fuzz(func(t *testing.T, file []byte, rel string, content []byte) {
 		c, err := Parse(file)
@@ -168,7 +172,7 @@ func FuzzParse(f *testing.F) {
 // path matches whatever the case of its literal text; its {names} bind the
 // text as written.
 func TestMatchFold(t *testing.T) {
-	c, err := Parse([]byte(Templates["rlp-desk"]))
+	c, err := Parse([]byte(RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +218,7 @@ func FuzzCheckArtifact(f *testing.F) {
 	f.Add([]byte(`{"slug":"demo","execution_steps":[{"command":"a","exit_code":1,"exit_code":0}]}`))
 	f.Add([]byte(`{"execution_steps":[[[[[[{"a":{"b":[{"c":1,"c":2}]}}]]]]]]}`))
 	f.Add([]byte(`{"slug":"demo","execution_steps":[{"command":"go test ./...\u00a0","exit_code":0e0}]}`))
-	c, err := Parse([]byte(Templates["rlp-desk"]))
+	c, err := Parse([]byte(RLPDesk))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -261,7 +265,7 @@ func hasDuplicateKey(v gjson.Result, depth int) bool {
 // The hooks read a session's artifact with gjson (decodeArtifact), the
 // CLI's Parse with encoding/json: both read the same contract.
 func TestDecodeArtifactAsJSON(t *testing.T) {
-	files := []string{Templates["rlp-desk"], `{"version":1,"roles":{"a":["main"]},"artifacts":[
+	files := []string{RLPDesk, `{"version":1,"roles":{"a":["main"]},"artifacts":[
 		{"name":"x","path":"m/{k}.json","writers":["a"],"once":"per-agent",
 		 "fields":{"n":{"type":"integer","min":-1.5,"max":1e3,"const":7},"s":{"enum":["a",1,true,null,{"o":[1]}],"pattern":"^a","eq":"{k}","required":true},
 		           "u":{"oneOf":["A"],"oneOfFrom":{"file":"p/{k}.md","match":"^# (\\w+)"}}},
@@ -284,11 +288,11 @@ func TestDecodeArtifactAsJSON(t *testing.T) {
 // The snapshot read whole (decodeTrusted, every Bash command) is the file
 // Parse read at session start.
 func TestDecodeTrustedAsParse(t *testing.T) {
-	want, err := Parse([]byte(Templates["rlp-desk"]))
+	want, err := Parse([]byte(RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeTrusted([]byte(Templates["rlp-desk"]))
+	got, err := decodeTrusted([]byte(RLPDesk))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 func TestFirstWriterRace(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(root, ".rodin"), 0o755)
-	os.WriteFile(filepath.Join(root, File), []byte(Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(root, File), []byte(RLPDesk), 0o644)
 	getenv := func(k string) string {
 		switch k {
 		case "CLAUDE_PLUGIN_DATA":
@@ -69,7 +69,7 @@ func BenchmarkPreWrite(b *testing.B) {
 	root, data := b.TempDir(), b.TempDir()
 	os.MkdirAll(filepath.Join(root, ".rodin"), 0o755)
 	os.MkdirAll(filepath.Join(root, ".rlp-desk", "plans"), 0o755)
-	os.WriteFile(filepath.Join(root, File), []byte(Templates["rlp-desk"]), 0o644)
+	os.WriteFile(filepath.Join(root, File), []byte(RLPDesk), 0o644)
 	os.WriteFile(filepath.Join(root, ".rlp-desk", "plans", "prd-bench.md"), []byte("# PRD\n\n## US-001: One\n\n## US-002: Two\n"), 0o644)
 	getenv := func(k string) string {
 		if k == "CLAUDE_PLUGIN_DATA" {

@@ -1,16 +1,25 @@
 package contracts
 
-// Templates are the contracts files `rodin contracts init NAME` writes.
-var Templates = map[string]string{"rlp-desk": rlpDesk}
+// TemplateNames are the contracts files `rodin contracts init NAME` writes.
+var TemplateNames = []string{"rlp-desk"}
 
-// rlpDesk is rlp-desk's handover files as its 0.13 design and 0.14 sources
+// Template is the contracts file `rodin contracts init NAME` writes.
+func Template(name string) (string, bool) {
+	switch name {
+	case "rlp-desk":
+		return RLPDesk, true
+	}
+	return "", false
+}
+
+// RLPDesk is rlp-desk's handover files as its 0.13 design and 0.14 sources
 // describe them (docs/contracts.md): the worker's iteration signal and done
 // claim, the verifier's verdict, the blocked and complete sentinels (its
 // worker prompt also writes blocked). The fields its leader checks at read
 // time (slug, signal_type, iteration, us_id) are checked at write time,
 // absent or null ones passing as there; us_id is one of the PRD's stories
 // (`## US-001:` or `### US-001:`) or ALL.
-const rlpDesk = `{
+const RLPDesk = `{
   "version": 1,
   "roles": {
     "leader": ["main"],

@@ -367,7 +367,7 @@ func readMeta(text []byte) (m metaLine, ok bool) {
 		return metaLine{kind: kindUnknown, problem: "a rodin metadata line must be exactly one comment, `<!-- rodin:key=value -->`"}, true
 	}
 	key, value, hasValue := strings.Cut(inner[len(markerOpen):], "=")
-	k, known := keyKinds[key]
+	k, known := kindOfKey(key)
 	if !known {
 		return metaLine{kind: kindUnknown, key: key}, true
 	}

@@ -39,17 +39,32 @@ const (
 	kindUnknown                // <!-- rodin:<key> --> of a key this version does not know
 )
 
-var keyKinds = map[string]kind{
-	"gaps:start":     kindGapsStart,
-	"gaps:end":       kindGapsEnd,
-	"session":        kindSession,
-	"plan:hash":      kindPlanHash,
-	"gaps:hash":      kindGapsHash,
-	"validation":     kindValidation,
-	"critic":         kindCritic,
-	"validator":      kindValidator,
-	"seal":           kindSeal,
-	"verdict:signal": kindSignal,
+// keyKinds are the keys of rodin's lines and their kinds: an array, not a
+// map, so that nothing is built at package init.
+var keyKinds = [...]struct {
+	key  string
+	kind kind
+}{
+	{"gaps:start", kindGapsStart},
+	{"gaps:end", kindGapsEnd},
+	{"session", kindSession},
+	{"plan:hash", kindPlanHash},
+	{"gaps:hash", kindGapsHash},
+	{"validation", kindValidation},
+	{"critic", kindCritic},
+	{"validator", kindValidator},
+	{"seal", kindSeal},
+	{"verdict:signal", kindSignal},
+}
+
+// kindOfKey is the kind of a line's key; known is false for another key.
+func kindOfKey(key string) (k kind, known bool) {
+	for _, kk := range keyKinds {
+		if kk.key == key {
+			return kk.kind, true
+		}
+	}
+	return 0, false
 }
 
 // managed reports whether the hooks own lines of kind k: they remove and
@@ -329,9 +344,9 @@ func (d *Doc) setOnce(i int, field *string, value string) {
 }
 
 func keyOf(k kind) string {
-	for key, kk := range keyKinds {
-		if kk == k {
-			return key
+	for _, kk := range keyKinds {
+		if kk.kind == k {
+			return kk.key
 		}
 	}
 	return "?"

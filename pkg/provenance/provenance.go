@@ -236,9 +236,17 @@ func Told(l evidence.Launch) evidence.Launch {
 	return l
 }
 
-// AgentModels are the models the plugin's agents run on (their
-// frontmatter's `model:`; TestAgentModelsAgree holds them to it).
-var AgentModels = map[string]string{CriticAgent: "opus", ValidatorAgent: "haiku"}
+// AgentModel is the model a plugin agent runs on (its frontmatter's
+// `model:`; TestAgentModelsAgree holds it to it), "" for another agent.
+func AgentModel(agent string) string {
+	switch agent {
+	case CriticAgent:
+		return "opus"
+	case ValidatorAgent:
+		return "haiku"
+	}
+	return ""
+}
 
 // efforts ranks the Agent tool's effort levels.
 var efforts = []string{"low", "medium", "high", "xhigh", "max"}
@@ -272,7 +280,7 @@ func Override(agent, model, effort, sessionEffort, resolved string) string {
 			out = append(out, "effort "+effort+" below the agent's own "+own)
 		}
 	}
-	if family := AgentModels[agent]; family != "" && resolved != "" && !strings.Contains(strings.ToLower(resolved), family) {
+	if family := AgentModel(agent); family != "" && resolved != "" && !strings.Contains(strings.ToLower(resolved), family) {
 		out = append(out, "resolved model "+resolved+", not "+family)
 	}
 	return strings.Join(out, "; ")

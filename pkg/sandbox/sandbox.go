@@ -96,7 +96,7 @@ const FixSetting = `"sandbox": {"enabled": true, "allowUnsandboxedCommands": fal
 
 // unattendedModes run Bash without asking the user (auto mode lets a
 // classifier decide; dontAsk denies what is not allowed, so it is not one).
-var unattendedModes = map[string]bool{"bypassPermissions": true, "auto": true}
+func unattendedMode(mode string) bool { return mode == "bypassPermissions" || mode == "auto" }
 
 // Detect works out the status for a session in mode (the hook input's
 // permission_mode), reading the settings of the user (HOME) and project.
@@ -125,11 +125,11 @@ func decide(found []Settings, unreadable []string, mode string) Status {
 				return true
 			})
 		}
-		if st.RunsUnasked == "" && unattendedModes[s.JSON.Get("permissions.defaultMode").String()] && mode == "" {
+		if st.RunsUnasked == "" && unattendedMode(s.JSON.Get("permissions.defaultMode").String()) && mode == "" {
 			st.RunsUnasked = fmt.Sprintf("permissions.defaultMode %q in %s", s.JSON.Get("permissions.defaultMode").String(), s.Path)
 		}
 	}
-	if unattendedModes[mode] {
+	if unattendedMode(mode) {
 		st.RunsUnasked = fmt.Sprintf("the permission mode %s", mode)
 	}
 	if st.RunsUnasked == "" {
@@ -223,7 +223,7 @@ func ModeFromProcess() string {
 		// Up through the shells that start hooks (and rodin's launcher) to
 		// the first other process, which must be Claude Code: anything else
 		// (a test runner, an editor) says nothing of a session.
-		if !startsHooks[filepath.Base(args[0])] {
+		if !startsHooks(filepath.Base(args[0])) {
 			return modeFlag(args)
 		}
 		if pid, err = parentPID(pid); err != nil {
@@ -234,7 +234,13 @@ func ModeFromProcess() string {
 }
 
 // startsHooks are the programs between Claude Code and a hook executable.
-var startsHooks = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ash": true, "busybox": true, "env": true, "rodin": true}
+func startsHooks(prog string) bool {
+	switch prog {
+	case "sh", "bash", "dash", "zsh", "ash", "busybox", "env", "rodin":
+		return true
+	}
+	return false
+}
 
 // modeFlag reads the permission mode from Claude Code's command line, ""
 // when the process is not Claude Code or gave none (its default).

@@ -1,11 +1,11 @@
 package tasks
 
 import (
-	"sync"
-
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/rodin-gate/rodin/internal/lazy"
 )
 
 // checkBox is a task-list box at the start of a list item: GFM's `[ ]`,
@@ -18,9 +18,11 @@ type checkBox struct {
 
 // kindCheckBox is registered on first use, not at package init: the hooks
 // that link this package mostly never parse a task file.
-var kindCheckBox = sync.OnceValue(func() ast.NodeKind { return ast.NewNodeKind("RodinCheckBox") })
+var kindCheckBox lazy.Value[ast.NodeKind]
 
-func (n *checkBox) Kind() ast.NodeKind { return kindCheckBox() }
+func (n *checkBox) Kind() ast.NodeKind {
+	return kindCheckBox.Get(func() ast.NodeKind { return ast.NewNodeKind("RodinCheckBox") })
+}
 
 func (n *checkBox) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
 

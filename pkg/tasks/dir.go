@@ -31,8 +31,13 @@ func PackageDir(root, file string) string {
 }
 
 // interpreters take a script file as their first argument.
-var interpreters = map[string]bool{"sh": true, "bash": true, "zsh": true, "node": true, "python": true, "python3": true,
-	"ruby": true, "perl": true, "deno": true, "bun": true, "tsx": true, "ts-node": true}
+func interpreter(prog string) bool {
+	switch prog {
+	case "sh", "bash", "zsh", "node", "python", "python3", "ruby", "perl", "deno", "bun", "tsx", "ts-node":
+		return true
+	}
+	return false
+}
 
 // FoundIn reports whether a command's files are there when it runs in
 // dir: a program named by a path, or an interpreter's script. A command
@@ -54,7 +59,7 @@ func FoundIn(dir, c string) bool {
 	if strings.ContainsRune(prog, '/') {
 		return exists(prog)
 	}
-	if interpreters[filepath.Base(prog)] {
+	if interpreter(filepath.Base(prog)) {
 		for i, x := range w {
 			if x != prog {
 				continue

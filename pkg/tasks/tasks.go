@@ -13,13 +13,14 @@ package tasks
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/rodin-gate/rodin/internal/lazy"
 )
 
 // MaxSize is the largest task file rodin reads; a larger one is refused
@@ -142,13 +143,17 @@ type File struct {
 
 // md is built on first use, not at package init: the hooks that link this
 // package mostly never parse a task file.
-var md = sync.OnceValue(func() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(checkboxParser{}, 0))...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	)
-})
+var mdParser lazy.Value[parser.Parser]
+
+func md() parser.Parser {
+	return mdParser.Get(func() parser.Parser {
+		return parser.NewParser(
+			parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+			parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(checkboxParser{}, 0))...),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		)
+	})
+}
 
 // Parse returns the tasks of a task file in document order.
 func Parse(src []byte) []Task { return ParseFile(src).Tasks }

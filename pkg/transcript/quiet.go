@@ -16,16 +16,20 @@ import (
 // transcript proves it for free when the agent did nothing between them
 // that writes: every tool call the model made is a line of it, in order.
 
-// ReadOnly are the tools that write no project file.
-var ReadOnly = map[string]bool{
-	"Read": true, "Grep": true, "Glob": true, "LS": true, "NotebookRead": true,
-	"TodoWrite": true, "WebFetch": true, "WebSearch": true, "ToolSearch": true,
-	"TaskList": true, "TaskGet": true, "TaskOutput": true, "BashOutput": true,
+// ReadOnly reports whether a tool writes no project file. (A switch, not a
+// map: a hook does no work at package init.)
+func ReadOnly(tool string) bool {
+	switch tool {
+	case "Read", "Grep", "Glob", "LS", "NotebookRead", "TodoWrite", "WebFetch", "WebSearch", "ToolSearch",
+		"TaskList", "TaskGet", "TaskOutput", "BashOutput":
+		return true
+	}
+	return false
 }
 
-// Editors are the file tools whose writes the caller may excuse by path
-// (a task file is no source).
-var Editors = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true}
+// Editor reports whether a tool is a file tool whose writes the caller may
+// excuse by path (a task file is no source).
+func Editor(tool string) bool { return tool == "Write" || tool == "Edit" || tool == "MultiEdit" }
 
 // maxTail bounds how much of a transcript's end QuietBetween reads.
 const maxTail = 8 << 20
@@ -114,8 +118,8 @@ func quietBetween(path, from, to string, excused func(string) bool) (quiet, foun
 				case id == to:
 					return quiet && seenFrom, true
 				case !seenFrom:
-				case ReadOnly[b.Get("name").String()]:
-				case Editors[b.Get("name").String()] && excused != nil && excused(b.Get("input.file_path").String()):
+				case ReadOnly(b.Get("name").String()):
+				case Editor(b.Get("name").String()) && excused != nil && excused(b.Get("input.file_path").String()):
 				default:
 					quiet = false
 				}
