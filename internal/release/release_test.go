@@ -106,6 +106,13 @@ func TestPatchDefersGoldmarkInit(t *testing.T) {
 	if strings.Contains(patchedTrace, "init net/netip ") {
 		t.Errorf("the patched hook still initializes net/netip")
 	}
+	// rodin's own packages do nothing at init (maps become switches, lazy
+	// values stay zero until used): inittrace lists none of them.
+	for _, l := range strings.Split(patchedTrace, "\n") {
+		if strings.HasPrefix(l, "init github.com/rodin-gate/rodin/") {
+			t.Errorf("a rodin package works at init: %s", l)
+		}
+	}
 	for _, pkg := range []string{"util", "parser"} {
 		if plain[pkg] < 200 {
 			t.Fatalf("control: unpatched goldmark/%s made only %d allocations at init; the test no longer measures the patch", pkg, plain[pkg])
