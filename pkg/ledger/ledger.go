@@ -16,6 +16,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -236,14 +237,6 @@ func Runs(data, session string) (runs []Run, skipped int, err error) {
 }
 
 func readRuns(p string) (runs []Run, skipped int, err error) {
-	f, err := safefile.Open(p)
-	if os.IsNotExist(err) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
 	take := func(l []byte, long bool) {
 		l = bytes.TrimSpace(l)
 		if len(l) == 0 && !long {
@@ -262,7 +255,11 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 	}
 	// A log as rodin keeps it (compacted past MaxLog) is read whole, in
 	// one call, and its runs counted before they are decoded.
-	if b, whole := readWhole(f, wholeLog); whole {
+	b, err := safefile.ReadFile(p, wholeLog)
+	switch {
+	case os.IsNotExist(err):
+		return nil, 0, nil
+	case err == nil:
 		runs = make([]Run, 0, bytes.Count(b, []byte{'\n'})+1)
 		for len(b) > 0 {
 			line := b
@@ -274,10 +271,15 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 			take(line, len(line) > MaxRecord)
 		}
 		return runs, skipped, nil
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	case !errors.Is(err, safefile.ErrTooLarge):
 		return nil, 0, err
 	}
+	// Larger (another program wrote it): streamed, a line at a time.
+	f, err := safefile.Open(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	var line []byte
 	n := 0 // the line's length so far, kept or not
@@ -304,31 +306,6 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 // wholeLog is the largest log read whole (a variable for tests, which
 // compare both ways of reading).
 var wholeLog int64 = 4 * MaxLog
-
-// readWhole reads f whole when it holds at most max bytes; false when it is
-// larger (or grows past max while read), or cannot be read.
-func readWhole(f *os.File, max int64) ([]byte, bool) {
-	fi, err := f.Stat()
-	if err != nil || fi.Size() > max {
-		return nil, false
-	}
-	b := make([]byte, 0, fi.Size()+512) // room for a run appended meanwhile
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		switch {
-		case err == io.EOF:
-			return b, true
-		case err != nil:
-			return nil, false
-		case len(b) == cap(b):
-			if int64(len(b)) > max {
-				return nil, false
-			}
-			b = append(b, make([]byte, 4096)...)[:len(b)]
-		}
-	}
-}
 
 // Snap is a task as it stood when the session began.
 type Snap struct {

@@ -2,7 +2,11 @@
 
 package safefile
 
-import "os"
+import (
+	"fmt"
+	"io"
+	"os"
+)
 
 // lock is a no-op where flock does not exist (Windows): the replace is still
 // atomic, but two concurrent writers may lose one update.
@@ -44,4 +48,26 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 		return 0, err
 	}
 	return fi.Size(), nil
+}
+
+func readTail(path string, n int64) ([]byte, int64, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	off := max(fi.Size()-n, 0)
+	b := make([]byte, fi.Size()-off)
+	k, err := f.ReadAt(b, off)
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	return b[:k], off, nil
 }

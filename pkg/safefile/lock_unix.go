@@ -129,3 +129,34 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 	}
 	return st.Size, nil
 }
+
+func readTail(path string, n int64) ([]byte, int64, error) {
+	fd, err := openFd(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		return nil, 0, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, 0, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	off := max(st.Size-n, 0)
+	b := make([]byte, st.Size-off)
+	for got := 0; got < len(b); {
+		k, err := syscall.Pread(fd, b[got:], off+int64(got))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, 0, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if k == 0 {
+			return b[:got], off, nil // shortened meanwhile
+		}
+		got += k
+	}
+	return b, off, nil
+}

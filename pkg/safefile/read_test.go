@@ -56,3 +56,25 @@ func TestAppend(t *testing.T) {
 		t.Fatalf("Append in a missing directory: %v, want not-exist", err)
 	}
 }
+
+// TestReadTail: the last n bytes and where they start; a file shorter than
+// n whole from 0; a missing file is not-exist; a directory is refused.
+func TestReadTail(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, off, err := ReadTail(p, 4); err != nil || string(b) != "6789" || off != 6 {
+		t.Fatalf("ReadTail(4) = %q at %d, %v", b, off, err)
+	}
+	if b, off, err := ReadTail(p, 64); err != nil || string(b) != "0123456789" || off != 0 {
+		t.Fatalf("ReadTail(64) = %q at %d, %v", b, off, err)
+	}
+	if _, _, err := ReadTail(filepath.Join(dir, "none"), 4); !os.IsNotExist(err) {
+		t.Fatalf("ReadTail of a missing file: %v", err)
+	}
+	if _, _, err := ReadTail(dir, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadTail of a directory: %v", err)
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestFIFONeverWaits: ReadFile of a FIFO with no writer and Append to one
+// TestFIFONeverWaits: ReadFile and ReadTail of a FIFO with no writer and Append to one
 // with no reader return errors at once; a hook that waited on one would be
 // killed at its timeout (a guarding hook must answer).
 func TestFIFONeverWaits(t *testing.T) {
@@ -21,6 +21,9 @@ func TestFIFONeverWaits(t *testing.T) {
 	}
 	if _, err := ReadFile(fifo, 5); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("ReadFile of a FIFO: %v, want not a regular file", err)
+	}
+	if _, _, err := ReadTail(fifo, 5); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadTail of a FIFO: %v, want not a regular file", err)
 	}
 	if _, err := Append(fifo, []byte("x"), 0o600); err == nil {
 		t.Fatal("Append to a FIFO with no reader succeeded")

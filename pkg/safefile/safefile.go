@@ -57,6 +57,13 @@ func Append(path string, data []byte, perm os.FileMode) (size int64, err error) 
 	return appendFile(path, data, perm)
 }
 
+// ReadTail reads the last n bytes of the regular file at path (all of it
+// when it is shorter) and says where they start: open, fstat, one pread,
+// close, never waiting on a FIFO.
+func ReadTail(path string, n int64) (tail []byte, off int64, err error) {
+	return readTail(path, n)
+}
+
 func tooLarge(path string, size, max int64) error {
 	return fmt.Errorf("%s: %w (%d bytes, the limit is %d)", path, ErrTooLarge, size, max)
 }

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"io"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -61,26 +60,17 @@ func QuietBetween(path, from, to string, excused func(path string) bool, wait ti
 // quietBetween reads the transcript's tail once: found is whether the line
 // of to was there.
 func quietBetween(path, from, to string, excused func(string) bool) (quiet, found bool) {
-	f, err := safefile.Open(path)
-	if err != nil {
-		return false, true // nothing to wait for
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return false, true
-	}
 	// The run is recent: the tail is read backwards from the end, a
 	// growing chunk at a time, until it holds the run's line (a long
 	// session's transcript runs to megabytes). Both ids are found as text
-	// first: most lines are never parsed.
+	// first: most lines are never parsed. A transcript that cannot be read
+	// is not quiet, and there is nothing to wait for.
 	var buf []byte
 	var off int64
 	start := -1
 	for chunk := int64(16 << 10); start < 0; chunk *= 4 {
-		off = max(fi.Size()-min(chunk, maxTail), 0)
-		buf = make([]byte, fi.Size()-off)
-		if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		var err error
+		if buf, off, err = safefile.ReadTail(path, min(chunk, maxTail)); err != nil {
 			return false, true
 		}
 		start = bytes.LastIndex(buf, []byte(`"id":"`+from+`"`))
