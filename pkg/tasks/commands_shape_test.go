@@ -257,3 +257,26 @@ func TestManualCorpusSeven(t *testing.T) {
 		}
 	}
 }
+
+// TestInDir: a command that opens by changing to a directory of the
+// project splits into the directory and the rest; any other does not.
+func TestInDir(t *testing.T) {
+	for _, tc := range []struct {
+		c, dir, rest string
+		ok           bool
+	}{
+		{"cd daemon && cargo build", "daemon", "cargo build", true},
+		{"cd packages/api/ && npm test && npm run lint", "packages/api", "npm test && npm run lint", true},
+		{"cd /tmp && make", "", "", false},
+		{"cd ../other && make", "", "", false},
+		{"cd daemon; cargo build", "", "", false},
+		{"cd daemon && ", "", "", false},
+		{"cargo build", "", "", false},
+		{`cd "my dir" && make`, "", "", false},
+	} {
+		dir, rest, ok := InDir(tc.c)
+		if dir != tc.dir || rest != tc.rest || ok != tc.ok {
+			t.Errorf("InDir(%q) = %q, %q, %v; want %q, %q, %v", tc.c, dir, rest, ok, tc.dir, tc.rest, tc.ok)
+		}
+	}
+}

@@ -112,3 +112,20 @@ func findsNothing(c, after string) bool {
 	}
 	return false
 }
+
+// InDir splits a command that opens by changing to a directory of the
+// project ("cd daemon && cargo build") into that directory and the rest: a
+// run of the rest in that directory is the same check. ok is false for any
+// other command, and for a directory that is not a plain relative path.
+func InDir(c string) (dir, rest string, ok bool) {
+	after, found := strings.CutPrefix(strings.TrimSpace(c), "cd ")
+	if !found {
+		return "", "", false
+	}
+	dir, rest, found = strings.Cut(strings.TrimLeft(after, " "), " && ")
+	dir = strings.TrimSuffix(dir, "/")
+	if !found || !relativeDir(dir) || strings.TrimSpace(rest) == "" {
+		return "", "", false
+	}
+	return dir, strings.TrimSpace(rest), true
+}

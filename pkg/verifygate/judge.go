@@ -539,8 +539,8 @@ type Item struct {
 }
 
 // latestCommand is the latest run that speaks for command c of task t:
-// the command itself, run from the project root, or `rodin verify` of the
-// task.
+// the command itself, run from the project root (or, for `cd D && rest`,
+// rest run in D), or `rodin verify` of the task.
 func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c string) (*ledger.Run, string) {
 	want := Normalize(c)
 	for i := len(runs) - 1; i >= 0; i-- {
@@ -553,6 +553,12 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		// does, as Claude Code's Bash runs it: only rodin verify's run of
 		// it (with pipefail) speaks for it.
 		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+			return r, ""
+		}
+		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
+		// agent's shell may have changed there first.
+		if dir, rest, ok := tasks.InDir(c); ok && r.Cwd != "" && got == Normalize(rest) &&
+			filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && !tasks.PipeHidesExit(rest) {
 			return r, ""
 		}
 		// rodin verify runs the task's commands from the project root
