@@ -48,6 +48,11 @@ func inDir(after, next string) (dir string, usesNext bool) {
 		}
 		if f := strings.Fields(rest); len(f) > 0 {
 			d := strings.TrimPrefix(strings.TrimRight(f[0], ".,;:)"), "./")
+			// "in api/ and web/": more than one directory, which one
+			// `cd` cannot say; the command is left as written.
+			if len(f) > 1 && (f[1] == "and" || f[1] == "or" || f[1] == "&" || strings.HasSuffix(f[0], ",")) {
+				return "", false
+			}
 			if strings.HasSuffix(d, "/") && relativeDir(d) {
 				return strings.TrimSuffix(d, "/"), false
 			}
