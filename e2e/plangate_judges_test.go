@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -502,5 +503,50 @@ func testVerifyFixedCommandAndManual(t *testing.T, rel claudecli.Release) {
 	manual := s.waitResult("Edit", 3)
 	if !manual.IsError || !strings.Contains(manual.Text, "it is checked by a person") || strings.Contains(manual.Text, "npm") {
 		t.Fatalf("the manual task's tick: is_error=%v %s", manual.IsError, manual.Text)
+	}
+}
+
+// Issue 33, corpus seven, for the honest agent in a real session: a task
+// says where its check runs ("`sh build.sh` in daemon/"), rodin demands
+// `cd daemon && sh build.sh`, and the agent runs exactly that line, then
+// ticks: allowed, whichever directory Claude Code reports the run from (its
+// shell is left in daemon/). The run log shows which it reports.
+func TestVerifyDirectoryInWords(t *testing.T) { eachRelease(t, testVerifyDirectoryInWords) }
+
+func testVerifyDirectoryInWords(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	tick := func(*server, int) []block {
+		return []block{tool("Edit", map[string]any{"file_path": project + "/tasks.md", "old_string": "- [ ] V1", "new_string": "- [x] V1"})}
+	}
+	build := func(*server, int) []block {
+		return []block{tool("Bash", map[string]any{"command": "cd daemon && sh build.sh", "description": "build"})}
+	}
+	srv.main = []turn{tick, build, tick, say("V1 is verified.")}
+	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(cd daemon && sh build.sh)"}, files: map[string]string{
+		"tasks.md":          "# Tasks\n\n- [ ] V1 [VERIFY] Run `sh build.sh` in daemon/ - must succeed\n",
+		"daemon/build.sh":   "test -f src/lib.rs && echo built\n",
+		"daemon/src/lib.rs": "pub fn f() {}\n",
+	}})
+	project = s.project
+	s.prompt("Work through tasks.md.")
+	first := s.waitResult("Edit", 0)
+	if !first.IsError || !strings.Contains(first.Text, "`cd daemon && sh build.sh`") {
+		t.Fatalf("the first tick: is_error=%v %s", first.IsError, first.Text)
+	}
+	if run := s.waitResult("Bash", 0); run.IsError || !strings.Contains(run.Text, "built") {
+		t.Fatalf("the build: %+v", run)
+	}
+	if second := s.waitResult("Edit", 1); second.IsError {
+		t.Fatalf("the tick after the demanded line ran: %s\n%s", second.Text, srv.summary())
+	}
+	logs, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "*", "verify", "*.jsonl"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "sh build.sh") {
+				t.Logf("Claude Code %s reports the run as: %s", rel.Version, strings.ReplaceAll(line, project, "$PROJECT"))
+			}
+		}
 	}
 }

@@ -150,7 +150,7 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 
 func decodeSnap(v gjson.Result) (Snap, bool) {
 	var s Snap
-	if !v.IsObject() || hasDuplicateKey(v) || hasFoldedKey(v, "key", "checked", "verify", "ac", "commands", "sources") {
+	if !v.IsObject() || hasDuplicateKey(v) || hasFoldedKey(v, "key", "checked", "verify", "ac", "manual", "commands", "sources") {
 		return s, false
 	}
 	ok := true
@@ -164,6 +164,8 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 			s.Verify, ok = boolOf(f)
 		case "ac":
 			s.AC, ok = boolOf(f)
+		case "manual":
+			s.Manual, ok = boolOf(f)
 		case "commands":
 			s.Commands, ok = strsOf(f)
 		case "sources":

@@ -313,6 +313,7 @@ type Snap struct {
 	Checked  bool     `json:"checked,omitempty"`
 	Verify   bool     `json:"verify,omitempty"`
 	AC       bool     `json:"ac,omitempty"`
+	Manual   bool     `json:"manual,omitempty"` // a person checks it (tasks.Task.Manual)
 	Commands []string `json:"commands,omitempty"`
 	Sources  []string `json:"sources,omitempty"` // where each command was read
 }

@@ -14,14 +14,33 @@ import (
 // next code span, and that span when there is one.
 func said(c, after, next string) (run string, usesNext bool) {
 	run = c
-	if findsNothing(c, after) {
+	nothing := findsNothing(c, after)
+	if nothing {
 		run = c + "; test $? -eq 1"
 	}
-	if dir, uses := inDir(after, next); dir != "" && !strings.HasPrefix(strings.TrimSpace(c), "cd ") {
+	if dir, uses := inDir(after, next); dir != "" && !strings.HasPrefix(strings.TrimSpace(c), "cd ") && !namesDir(c, dir) {
+		if nothing {
+			// Grouped, so that a cd that fails is no search that found
+			// nothing: `cd d && s; test $? -eq 1` would pass then.
+			run = "{ " + run + "; }"
+		}
 		run = "cd " + dir + " && " + run
 		usesNext = uses
 	}
 	return run, usesNext
+}
+
+// namesDir reports whether a command names dir itself ("go test
+// ./internal/store/..." said to run "in internal/store/"): the words then
+// say what it checks, not where it runs.
+func namesDir(c, dir string) bool {
+	for _, w := range strings.Fields(c)[1:] {
+		w = strings.TrimPrefix(strings.Trim(w, `"'`), "./")
+		if w == dir || strings.HasPrefix(w, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // inDir is the directory the words right after a command say it runs in:
@@ -48,9 +67,10 @@ func inDir(after, next string) (dir string, usesNext bool) {
 		}
 		if f := strings.Fields(rest); len(f) > 0 {
 			d := strings.TrimPrefix(strings.TrimRight(f[0], ".,;:)"), "./")
-			// "in api/ and web/": more than one directory, which one
-			// `cd` cannot say; the command is left as written.
-			if len(f) > 1 && (f[1] == "and" || f[1] == "or" || f[1] == "&" || strings.HasSuffix(f[0], ",")) {
+			// "in api/ and web/", "in api/ + web/": more than one
+			// directory, which one `cd` cannot say; "the root/ of the
+			// repo" names none. The command is left as written.
+			if len(f) > 1 && (f[1] == "and" || f[1] == "or" || f[1] == "&" || f[1] == "+" || f[1] == "plus" || f[1] == "as" || f[1] == "of" || strings.HasSuffix(f[0], ",")) {
 				return "", false
 			}
 			if strings.HasSuffix(d, "/") && relativeDir(d) {
@@ -102,16 +122,31 @@ func findsNothing(c, after string) bool {
 	if parts, ok := splitOperators(c); !ok || len(parts) != 1 {
 		return false
 	}
-	lower := strings.ToLower(after)
-	if len(lower) > 120 {
-		lower = lower[:120]
+	// The words of the clause right after the search, up to its end; a
+	// clause that denies ("must not return empty", "non-empty") or that
+	// speaks of another time or case ("was 0 matches before", "no matches
+	// means the patch was lost", "fails if") says nothing of what the
+	// search must find now.
+	clause := strings.ToLower(after)
+	if i := strings.IndexAny(clause, ".;"); i >= 0 {
+		clause = clause[:i]
 	}
-	for _, p := range []string{"return empty", "returns empty", "is empty", "→ empty", "-> empty", "empty output", "empty result",
-		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing", "outputs nothing", "shows nothing",
-		"no match", "no hits", "no results", "no output", "no occurrences", "0 match", "0 result", "zero match", "zero result",
+	if len(clause) > 80 {
+		clause = clause[:80]
+	}
+	clause = " " + clause + " "
+	for _, w := range []string{" not ", "n't ", "non-", "never", " if ", " means", " mean ", " before", " was ", " were ", " when ",
+		" unless", " otherwise", " expected", " fail", " should have", " else", " until"} {
+		if strings.Contains(clause, w) {
+			return false
+		}
+	}
+	for _, p := range []string{"return empty", "returns empty", "→ empty", "-> empty", "empty output", "empty result",
+		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing",
+		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
-		"exits 1", "exit 1", "exit code 1", "exit status 1", "exits with 1"} {
-		if strings.Contains(lower, p) {
+		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1"} {
+		if strings.Contains(clause, p) {
 			return true
 		}
 	}

@@ -310,7 +310,12 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 // first code span or its first word: what it does is watched inside the
 // editor, by a person.
 func editorCommand(t title) bool {
-	ex := func(s string) bool { return len(s) > 1 && s[0] == ':' && unicode.IsLetter(rune(s[1])) }
+	ex := func(s string) bool {
+		// `:LofiCancel`, not an emoji's shortcode (:white_check_mark:) or
+		// SQLite's :memory:, which end in a colon.
+		first, _, _ := strings.Cut(s, " ")
+		return len(first) > 1 && first[0] == ':' && unicode.IsLetter(rune(first[1])) && !strings.HasSuffix(first, ":")
+	}
 	if len(t.code) > 0 && ex(t.code[0]) {
 		return true
 	}
@@ -360,7 +365,7 @@ func manual(id, kind, title, text string) bool {
 		"**verify**: manual", "verify: manual", "verification: manual", "**test**: manual", "manual review", "manual timing", "manual observation",
 		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection",
 		// A decision a person makes ("GO/NO-GO DECISION: PASS").
-		"go/no-go", "go / no-go", "go-no-go",
+		"go/no-go decision", "go / no-go decision", "go-no-go decision", "go/no-go:", "**go/no-go**",
 		// What a person looks at, not what a command checks (corpus five).
 		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
 		"on a real device", "on device", "emulator testing", "device testing",

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"path"
 	"strings"
 	"unicode"
 
@@ -251,24 +252,50 @@ func (t title) runPhrase() string {
 		return ""
 	}
 	var cmd []string
-	for _, x := range w[1:] {
+	for i, x := range w[1:] {
 		if strings.ContainsRune(x, codeMark) {
 			return ""
 		}
 		switch strings.ToLower(x) {
-		case "to", "and", "then", "so", "for", "which", "that", "—", "–", "-", "→", "->":
-			return t.commandLine(cmd)
+		case "and", "then", "&", "+", "plus":
+			// "Run go vet and the unit tests": a second thing to run,
+			// which the words do not give as a command; none is read.
+			return ""
+		case "to", "so", "for", "which", "that", "—", "–", "-", "→", "->":
+			return runnerLine(cmd)
 		}
 		if y := strings.TrimRight(x, ".,;:"); y != x {
-			return t.commandLine(append(cmd, y))
+			if strings.HasSuffix(x, ",") && i+2 < len(w) {
+				return "" // "Run make lint, make test": a list
+			}
+			return runnerLine(append(cmd, y))
 		}
 		cmd = append(cmd, x)
 	}
-	return t.commandLine(cmd)
+	return runnerLine(cmd)
 }
 
-func (t title) commandLine(words []string) string {
-	if c := strings.Join(words, " "); c != "" && CommandLine(c) {
+// runnerLine is words that read as a command line (CommandLine) and say
+// so beyond doubt, "" otherwise: their program is a build or test runner,
+// or they pass a flag or a path. "Run file checks" would pass CommandLine
+// (file(1) is on PATH, and exits 0 on a missing file) and is prose.
+func runnerLine(words []string) string {
+	c := strings.Join(words, " ")
+	if c == "" || !CommandLine(c) {
+		return ""
+	}
+	switch path.Base(FirstWord(c)) {
+	case "npm", "npx", "pnpm", "yarn", "bun", "bunx", "deno", "node", "go", "cargo", "make", "just", "task", "gradle", "gradlew",
+		"mvn", "dotnet", "pytest", "python", "python3", "uv", "uvx", "poetry", "tox", "nox", "ruff", "mypy", "tsc", "eslint",
+		"vitest", "jest", "mix", "rake", "bundle", "rspec", "phpunit", "composer", "swift", "xcodebuild", "flutter", "dart", "bats":
+		return c
+	}
+	for _, a := range words[1:] {
+		if strings.HasPrefix(a, "-") || strings.ContainsAny(a, "/.") {
+			return c
+		}
+	}
+	if strings.HasPrefix(words[0], "./") || strings.HasPrefix(words[0], "/") {
 		return c
 	}
 	return ""

@@ -301,6 +301,15 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 			n.QA = n.QA || sn.AC
 		}
 	}
+	// What the task needed as the session began stays needed: a person, or
+	// the project's checks standing for a task that named no command, are
+	// not loosened by rewriting its words ("GO/NO-GO" dropped, a harmless
+	// command named) during the session.
+	manualAtStart, qualityAtStart := false, false
+	for _, sn := range sns {
+		manualAtStart = manualAtStart || sn.Manual
+		qualityAtStart = qualityAtStart || sn.Verify && len(sn.Commands) == 0 && !sn.AC && !sn.Manual
+	}
 	for _, sn := range sns {
 		start := snapCommands(*sn)
 		if !keepStart {
@@ -315,10 +324,10 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		n.QA = n.QA || sn.AC
 	}
 	switch {
-	case len(n.Commands) == 0 && !n.QA && t.Manual:
+	case len(n.Commands) == 0 && !n.QA && t.Manual, keepStart && manualAtStart && !n.QA:
 		// A person checks it: no command of the project stands for that.
 		n.Manual = true
-	case len(n.Commands) == 0 && !n.QA:
+	case len(n.Commands) == 0 && !n.QA, keepStart && qualityAtStart:
 		add(s.qualityOf(file))
 		n.Quality = true
 	}
@@ -556,8 +565,9 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			return r, ""
 		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
-		// agent's shell may have changed there first.
-		if dir, rest, ok := tasks.InDir(c); ok && r.Cwd != "" && got == Normalize(rest) &&
+		// agent's shell may have changed there first. And the line itself
+		// may be reported from daemon/, where its cd left the shell.
+		if dir, rest, ok := tasks.InDir(c); ok && r.Cwd != "" && (got == Normalize(rest) || got == want) &&
 			filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && !tasks.PipeHidesExit(rest) {
 			return r, ""
 		}
@@ -730,7 +740,11 @@ func (v Verdict) Explain() string {
 		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
 	}
 	if v.Need.Manual {
-		parts = append(parts, "it is checked by a person (it says so, and names no command): no command can stand for that, so only the user can tick it, by waiving it with what they checked")
+		why := "it says so, and names no command"
+		if !v.Task.Manual {
+			why = "it said so when the session began; rewording it does not change that"
+		}
+		parts = append(parts, "it is checked by a person ("+why+"): no command can stand for that, so only the user can tick it, by waiving it with what they checked")
 	}
 	for _, f := range v.Findings {
 		what := "`" + f.Command + "` (" + string(f.Source) + ")"
@@ -772,7 +786,9 @@ func (v Verdict) Explain() string {
 	if v.Damaged > 0 {
 		out += fmt.Sprintf(" (rodin's record of this session's runs was damaged: %d earlier records no longer count)", v.Damaged)
 	}
-	if v.Need.Quality && len(v.Need.Commands) > 0 {
+	if v.Need.Quality && len(v.Need.Commands) > 0 && len(v.Task.Commands) > 0 {
+		out += " (the task named no command of its own when the session began, so its file's or the project's quality commands still stand for it beside the one it names now)"
+	} else if v.Need.Quality && len(v.Need.Commands) > 0 {
 		out += " (the task names no command of its own"
 		if v.Need.Prose != "" {
 			out += fmt.Sprintf("; %q reads as prose, not as a command", v.Need.Prose)

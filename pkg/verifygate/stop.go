@@ -512,7 +512,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			b.Quality[rel] = append(b.Quality[rel], c.Run)
 		}
 		for _, t := range f.Tasks {
-			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC}
+			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Manual: t.Manual}
 			for _, c := range t.Commands {
 				sn.Commands = append(sn.Commands, c.Run)
 				sn.Sources = append(sn.Sources, string(c.Source))
