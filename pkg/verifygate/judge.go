@@ -564,6 +564,13 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
+		// The run `cd packages/api && sh check.sh`, which Claude Code
+		// reports from packages/api (where its cd left the shell), is
+		// `sh check.sh` run there: what the deny asks of a package's task.
+		if dir, rest, ok := tasks.InDir(r.Command); ok && r.Cwd != "" && Normalize(rest) == want &&
+			filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && s.inPackage(r.Cwd, file, c) && !tasks.PipeHidesExit(c) {
+			return r, ""
+		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
 		// agent's shell may have changed there first. And the line itself
 		// may be reported from daemon/, where its cd left the shell.
