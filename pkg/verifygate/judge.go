@@ -564,11 +564,10 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
-		// The run `cd packages/api && sh check.sh`, which Claude Code
-		// reports from packages/api (where its cd left the shell), is
-		// `sh check.sh` run there: what the deny asks of a package's task.
-		if dir, rest, ok := tasks.InDir(r.Command); ok && r.Cwd != "" && Normalize(rest) == want &&
-			filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && s.inPackage(r.Cwd, file, c) && !tasks.PipeHidesExit(c) {
+		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
+		// npm test`), which Claude Code reports from the directory its cd
+		// left the shell in, is the rest run there: what the deny asks.
+		if rest, ok := s.ranIn(r); ok && Normalize(rest) == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
@@ -585,6 +584,30 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 	}
 	return nil, ""
+}
+
+// ranIn is the rest of a run that opened by changing to the directory it
+// is reported from (`cd packages/api && sh check.sh`, reported from
+// packages/api; `cd /abs/project && npm test`, from /abs/project): the
+// rest ran there. Claude Code reports a Bash call from the directory its
+// shell is left in (2.1.295 and 2.1.332, e2e TestVerifyDirectoryInWords),
+// so only a cd that names that very directory is taken.
+func (s *Session) ranIn(r *ledger.Run) (rest string, ok bool) {
+	if r.Cwd == "" {
+		return "", false
+	}
+	if dir, rest, ok := tasks.InDir(r.Command); ok && filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) {
+		return rest, true
+	}
+	after, found := strings.CutPrefix(strings.TrimSpace(r.Command), "cd /")
+	if !found {
+		return "", false
+	}
+	dir, rest, found := strings.Cut("/"+after, " && ")
+	if !found || strings.ContainsAny(dir, " '\"$`;|&") || filepath.Clean(dir) != filepath.Clean(r.Cwd) || strings.TrimSpace(rest) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
 }
 
 func (s *Session) sameDir(cwd string) bool {
