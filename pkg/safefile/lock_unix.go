@@ -67,25 +67,37 @@ func openFd(path string, flags int, perm uint32) (int, error) {
 	}
 }
 
-func readFile(path string, max int64) ([]byte, error) {
-	fd, err := openFd(path, syscall.O_RDONLY, 0)
+// openRegular opens a regular file for reading, without waiting on a FIFO
+// or a device, and says its size; the caller closes fd.
+func openRegular(path string) (fd int, size int64, err error) {
+	fd, err = openFd(path, syscall.O_RDONLY, 0)
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, 0, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+		syscall.Close(fd)
+		return -1, 0, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		syscall.Close(fd)
+		return -1, 0, fmt.Errorf("%s is not a regular file", path)
 	}
-	if st.Size > max {
-		return nil, tooLarge(path, st.Size, max)
+	return fd, st.Size, nil
+}
+
+func readFile(path string, max int64) ([]byte, error) {
+	fd, size, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	if size > max {
+		return nil, tooLarge(path, size, max)
 	}
 	// One byte more than the size: a file that grew since the fstat is
 	// read on to its end, and then held to max.
-	b := make([]byte, 0, st.Size+1)
+	b := make([]byte, 0, size+1)
 	for {
 		n, err := syscall.Read(fd, b[len(b):cap(b)])
 		if err == syscall.EINTR {
@@ -131,20 +143,13 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 }
 
 func readTail(path string, n int64) ([]byte, int64, error) {
-	fd, err := openFd(path, syscall.O_RDONLY, 0)
+	fd, size, err := openRegular(path)
 	if err != nil {
-		return nil, 0, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, 0, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, 0, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	off := max(st.Size-n, 0)
-	b := make([]byte, st.Size-off)
+	off := max(size-n, 0)
+	b := make([]byte, size-off)
 	for got := 0; got < len(b); {
 		k, err := syscall.Pread(fd, b[got:], off+int64(got))
 		if err == syscall.EINTR {
