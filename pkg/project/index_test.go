@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestTaskIndexRefresh: after the index is taken, a task file written in a
@@ -55,4 +56,28 @@ func TestTaskIndexRefresh(t *testing.T) {
 	if _, ok := ix.Dirs["src"]; ok {
 		t.Error("the renamed directory is still indexed")
 	}
+}
+
+// FuzzTaskIndexText: any bytes decode or are refused; what decodes
+// encodes to text that decodes to the same index.
+func FuzzTaskIndexText(f *testing.F) {
+	f.Add([]byte("t 1\nr \"/p\"\nm 0\ng \"**/tasks.md\"\nd 5 \"\"\nd 6 \"src\"\nf \"tasks.md\"\nk \"tasks.md\"\n"))
+	f.Add([]byte("t 1\nr \"/p\"\nm 0\nw 1\ng \"x\"\nd 5 \"a\\tb\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var ix TaskIndex
+		if ix.UnmarshalText(b) != nil {
+			return
+		}
+		text, err := ix.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var again TaskIndex
+		if err := again.UnmarshalText(text); err != nil {
+			t.Fatalf("%q decoded, and its text %q does not: %v", b, text, err)
+		}
+		if d := cmp.Diff(ix, again, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%q: the index changed through its text (-first +again):\n%s", b, d)
+		}
+	})
 }

@@ -398,18 +398,23 @@ func (ix TaskIndex) MarshalText() ([]byte, error) {
 
 // UnmarshalText reads what MarshalText wrote; any other line is an error.
 func (ix *TaskIndex) UnmarshalText(b []byte) error {
-	*ix = TaskIndex{Dirs: map[string]int64{}, Known: map[string]bool{}}
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
+	// Sized for its lines (most are directories), so that the map of a
+	// large project is not grown a doubling at a time.
+	*ix = TaskIndex{Dirs: make(map[string]int64, bytes.Count(b, []byte("\nd "))), Known: map[string]bool{}}
+	// One string for the whole index: its lines and the names in them are
+	// slices of it, not a copy each.
+	text := string(b)
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
 		} else {
 			return errors.New("the index ends in a partial line")
 		}
 		if len(line) < 3 || line[1] != ' ' {
 			return errors.New("the index has a malformed line")
 		}
-		rest := string(line[2:])
+		rest := line[2:]
 		var err error
 		switch line[0] {
 		case 't':
