@@ -91,6 +91,8 @@ var baselineDocs = []string{
 	`{"t":1,"root":"/p","config":null,"files":{}}`,
 	`{"t":1,"root":"/p","files":{"a":[{"key":1}]}}`, `{"t":1,"files":[]}`, `{"t":"x"}`, `{"t":1,"quality":{"a":"x"}}`,
 	`{"t":1,"files":{"a":[{"commands":[1]}]}}`, `{"t":1,"files":{"a":[{"key":"V1","key":"V2"}]}}`, `[]`, `{`,
+	`{"t":1,"root":"/p","files":{"a":[{"key":"V3","verify":true,"manual":true}]}}`, `{"t":1,"files":{"a":[{"key":"V3","manual":"yes"}]}}`,
+	`{"t":1,"files":{"a":[{"key":"V3","Manual":true}]}}`,
 }
 
 func TestDecodeBaselineAsJSON(t *testing.T) {
