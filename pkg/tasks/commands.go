@@ -741,7 +741,7 @@ func CommandLike(c string) bool {
 	switch f := strings.Fields(c); {
 	case w == "":
 		return false
-	case len(f) > 2 && (f[1] == "=" || f[1] == "==" || f[1] == "!=" || f[1] == "IS" || f[1] == "IN" || f[1] == "LIKE" || f[1] == "AND" || f[1] == "OR"):
+	case len(f) > 2 && (f[1] == "=" || f[1] == "==" || f[1] == "!=" || f[1] == "IS" || f[1] == "IN" || f[1] == "LIKE" || f[1] == "AND" || f[1] == "OR" || f[1] == "WHERE" || f[1] == "FROM"):
 		// `branch_id = NULL`, `role IN ('admin')`: an expression of the
 		// prose (or of SQL), not a program and its arguments.
 		return false
@@ -754,12 +754,23 @@ func CommandLike(c string) bool {
 		return false
 	case strings.ContainsRune(w, '/'):
 		// A directory named alone (`.cache/`) is a path in prose, not a
-		// program.
-		return !documentExt(w) && !(strings.HasSuffix(w, "/") && len(strings.Fields(c)) == 1)
+		// program; nor is a label of numbers (`13/u`, a migration's
+		// version and direction; `2024/05`).
+		first, _, _ := strings.Cut(w, "/")
+		return !documentExt(w) && !(strings.HasSuffix(w, "/") && len(strings.Fields(c)) == 1) && !allDigits(first)
 	case onPath(w):
 		return true
 	}
 	return len(strings.Fields(c)) > 1 && programName(w)
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // rootExists reports whether an absolute path's first directory exists
