@@ -162,7 +162,7 @@ func checks(cs []Command) []Command {
 	real := false
 	for _, c := range cs {
 		c.Run = atRoot(c.Run)
-		if !Template(c.Run) && !wrapsNothing(c.Run) {
+		if !Template(c.Run) && !wrapsNothing(c.Run) && !partOfEarlier(out, c.Run) {
 			out = append(out, c)
 			real = real || !CannotFail(c.Run)
 		}
@@ -171,6 +171,26 @@ func checks(cs []Command) []Command {
 		return nil
 	}
 	return out
+}
+
+// partOfEarlier reports whether c is one of the parts of a command already
+// read ("`cd backend && go build ./... && go vet ./...` green — `go vet`
+// clean"): it is checked there, where it runs, and read again alone it
+// would run from elsewhere.
+func partOfEarlier(earlier []Command, c string) bool {
+	c = strings.TrimSpace(c)
+	for _, e := range earlier {
+		parts, ok := splitOperators(e.Run)
+		if !ok || len(parts) < 2 {
+			continue
+		}
+		for _, p := range parts {
+			if strings.TrimSpace(p) == c {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // CannotFail reports whether every part of a command line (between && ||
