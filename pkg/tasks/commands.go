@@ -174,14 +174,15 @@ func checks(cs []Command) []Command {
 }
 
 // partOfEarlier reports whether c is one of the parts of a command already
-// read ("`cd backend && go build ./... && go vet ./...` green — `go vet`
-// clean"): it is checked there, where it runs, and read again alone it
-// would run from elsewhere.
+// read whose parts must all pass ("`cd backend && go build ./... && go vet
+// ./...` green — `go vet ./...` clean"): it is checked there, where it
+// runs, and read again alone it would run from elsewhere. A part of a line
+// with || ; or | in it may fail while the line passes, so it is read.
 func partOfEarlier(earlier []Command, c string) bool {
 	c = strings.TrimSpace(c)
 	for _, e := range earlier {
 		parts, ok := splitOperators(e.Run)
-		if !ok || len(parts) < 2 {
+		if !ok || len(parts) < 2 || len(parts) != strings.Count(e.Run, "&&")+1 || strings.Contains(e.Run, "||") {
 			continue
 		}
 		for _, p := range parts {

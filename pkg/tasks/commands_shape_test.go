@@ -254,6 +254,8 @@ func TestCommandsCorpusSeven(t *testing.T) {
 		{"a migration's labels and an index's predicate", "- [ ] 5.1 [VERIFY] Migrations clean: `13/u`, `14/u` then `14/d`; index `outbox_idx WHERE drained_at IS NULL` present\n", nil},
 		{"a part of the command again, in a result note", "- [x] 5.10.1 [VERIFY] `cd backend && go vet ./... && go test ./...` green. — build ok, `go vet ./...` clean\n",
 			[]Command{{"cd backend && go vet ./... && go test ./...", FromTitleCode}}},
+		{"a part of a line that may fail is read", "- [ ] 5.10.2 [VERIFY] `make lint || true` then `make lint`\n",
+			[]Command{{"make lint || true", FromTitleCode}, {"make lint", FromTitleCode}}},
 		{"a command after Run, without backticks", "- [ ] T5 [VERIFY] [P] Run npx prisma generate to confirm the client reflects the schema\n",
 			[]Command{{"npx prisma generate", FromTitleText}}},
 		{"prose after Run", "- [ ] T6 [VERIFY] Run the full suite to confirm nothing broke\n", nil},
