@@ -68,6 +68,18 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			return cs, ""
 		}
 	}
+	// A fenced block of shell lines right in a task with no Verify label
+	// ("**[VERIFY]** Run the check script (required)" and the script's
+	// lines under it, in a ```bash fence): its lines are the check.
+	if verify == nil {
+		for n := first.NextSibling(); n != nil; n = n.NextSibling() {
+			if fb, ok := n.(*ast.FencedCodeBlock); ok && shellFence(fb, src) {
+				if cs := checks(blockCommands(fb, src, FromTaskBlock)); len(cs) > 0 {
+					return cs, ""
+				}
+			}
+		}
+	}
 	// A Verify line that names no whole command ("Both via the Do steps",
 	// "No emhass-related test failures", "All 12 checks pass") points at
 	// the Do steps: their commands are the check.
@@ -173,6 +185,20 @@ func checks(cs []Command) []Command {
 	return out
 }
 
+// shellFence reports whether a fenced block says it holds shell lines
+// (```bash, ```sh, ```shell, ```zsh, ```console).
+func shellFence(fb *ast.FencedCodeBlock, src []byte) bool {
+	if fb.Info == nil {
+		return false
+	}
+	lang, _, _ := strings.Cut(strings.TrimSpace(string(fb.Info.Segment.Value(src))), " ")
+	switch strings.ToLower(lang) {
+	case "bash", "sh", "shell", "zsh", "console", "shell-session":
+		return true
+	}
+	return false
+}
+
 // partOfEarlier reports whether c is one of the parts of a command already
 // read whose parts must all pass ("`cd backend && go build ./... && go vet
 // ./...` green — `go vet ./...` clean"): it is checked there, where it
@@ -230,7 +256,9 @@ func CannotFail(c string) bool {
 		case "git":
 			// What git shows, not what it checks: `git status` "shows no
 			// uncommitted changes" is a person's reading of its output.
-			if len(w) < 2 || !(w[1] == "status" || w[1] == "log" || w[1] == "branch" || w[1] == "diff" && !strings.Contains(p, "--exit-code") && !strings.Contains(p, "--quiet")) {
+			// `git diff --check` fails on whitespace errors and conflict
+			// markers: a check.
+			if len(w) < 2 || !(w[1] == "status" || w[1] == "log" || w[1] == "branch" || w[1] == "diff" && !strings.Contains(p, "--exit-code") && !strings.Contains(p, "--quiet") && !strings.Contains(p, "--check")) {
 				return false
 			}
 		case "docker":
@@ -621,6 +649,8 @@ func continues(l string) bool {
 	switch FirstWord(l + " x") {
 	case "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "}", ")", "function":
 		return true
+	case "cd", "pushd", "export", "source":
+		return true // the lines after it run where it leaves the shell, with what it set
 	}
 	w := strings.Fields(l)
 	if i := strings.IndexByte(w[0], '='); len(w) == 1 && i > 0 {

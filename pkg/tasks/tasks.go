@@ -47,6 +47,7 @@ const (
 	FromTitleCode   Source = "title"                // backticked commands in the title
 	FromTitleText   Source = "title text"           // the title after its colon, when it reads as a command line
 	FromDoSteps     Source = "Do steps"             // the Verify line refers to the steps: their commands
+	FromTaskBlock   Source = "shell block"          // a fenced shell block in a task with no Verify line
 	FromQualityList Source = "Quality Commands"     // the task file's `## Quality Commands` section
 	FromChecks      Source = "the project's checks" // rodin checks: package.json, Makefile, go.mod, …
 )
@@ -369,6 +370,10 @@ func manual(id, kind, title, text string) bool {
 		// What a person looks at, not what a command checks (corpus five).
 		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
 		"on a real device", "on device", "emulator testing", "device testing",
+		// Screenshots, keyboard accessibility and sign-offs (corpus eight),
+		// in the languages task files are written in.
+		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
+		"アクセシビリティ", "无障碍", "sign-off", "sign off",
 		// The same in the languages task files are written in (corpus six).
 		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
 		if strings.Contains(text, p) {
