@@ -158,14 +158,25 @@ func findsNothing(c, after string) bool {
 // run of the rest in that directory is the same check. ok is false for any
 // other command, and for a directory that is not a plain relative path.
 func InDir(c string) (dir, rest string, ok bool) {
+	dir, rest, ok = CdThen(c)
+	dir = strings.TrimSuffix(dir, "/")
+	if !ok || !relativeDir(dir) {
+		return "", "", false
+	}
+	return dir, rest, true
+}
+
+// CdThen splits a command line that opens with `cd DIR &&` into DIR (one
+// word, no quotes or shell characters, as written) and the rest.
+func CdThen(c string) (dir, rest string, ok bool) {
 	after, found := strings.CutPrefix(strings.TrimSpace(c), "cd ")
 	if !found {
 		return "", "", false
 	}
 	dir, rest, found = strings.Cut(strings.TrimLeft(after, " "), " && ")
-	dir = strings.TrimSuffix(dir, "/")
-	if !found || !relativeDir(dir) || strings.TrimSpace(rest) == "" {
+	rest = strings.TrimSpace(rest)
+	if !found || dir == "" || strings.ContainsAny(dir, " '\"$`;|&\\") || rest == "" {
 		return "", "", false
 	}
-	return dir, strings.TrimSpace(rest), true
+	return dir, rest, true
 }

@@ -599,15 +599,10 @@ func (s *Session) ranIn(r *ledger.Run) (rest string, ok bool) {
 	if dir, rest, ok := tasks.InDir(r.Command); ok && filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) {
 		return rest, true
 	}
-	after, found := strings.CutPrefix(strings.TrimSpace(r.Command), "cd /")
-	if !found {
-		return "", false
+	if dir, rest, ok := tasks.CdThen(r.Command); ok && filepath.IsAbs(dir) && filepath.Clean(dir) == filepath.Clean(r.Cwd) {
+		return rest, true
 	}
-	dir, rest, found := strings.Cut("/"+after, " && ")
-	if !found || strings.ContainsAny(dir, " '\"$`;|&") || filepath.Clean(dir) != filepath.Clean(r.Cwd) || strings.TrimSpace(rest) == "" {
-		return "", false
-	}
-	return strings.TrimSpace(rest), true
+	return "", false
 }
 
 func (s *Session) sameDir(cwd string) bool {
