@@ -809,10 +809,12 @@ func CommandLike(c string) bool {
 		// version and direction; `2024/05`).
 		first, _, _ := strings.Cut(w, "/")
 		return !documentExt(w) && !(strings.HasSuffix(w, "/") && len(strings.Fields(c)) == 1) && !allDigits(first)
-	case onPath(w):
+	case len(f) > 1 && programName(w):
+		// A program's name with arguments: no need to look on PATH
+		// (a stat of each directory, the largest cost of a small parse).
 		return true
 	}
-	return len(strings.Fields(c)) > 1 && programName(w)
+	return onPath(w)
 }
 
 func allDigits(s string) bool {
