@@ -70,7 +70,7 @@ func Build(root, out string, pkgs []string, targets [][2]string, log io.Writer) 
 	}
 	ldflags := "-s -w"
 	if c := sourceCommit(root); c != "" {
-		ldflags += " -X github.com/rodin-gate/rodin/pkg/cli.Commit=" + c
+		ldflags += " -X github.com/rodin-gate/rodin/internal/buildid.Commit=" + c
 	}
 	experiments := Experiments(goVersion(goBin), os.Getenv("GOEXPERIMENT"))
 	for _, t := range targets {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rodin-gate/rodin/internal/buildid"
 	"github.com/rodin-gate/rodin/internal/every"
 	"github.com/rodin-gate/rodin/internal/release"
 	"github.com/rodin-gate/rodin/pkg/evidence"
@@ -45,15 +46,12 @@ func runVersion(e *env, args []string) error {
 	return nil
 }
 
-// Commit is the commit rodin was built from, set by rodin build (-X).
-var Commit string
-
 // commit is " (commit 1234abcd)" from the build's version control stamp,
 // " (commit 1234abcd, modified)" for a build of uncommitted changes, ""
 // when the build carries none (go run, go test).
 func commit() string {
-	if Commit != "" {
-		return " (commit " + strings.Replace(Commit, "-modified", ", modified", 1) + ")"
+	if c := buildid.Commit; c != "" {
+		return " (commit " + strings.Replace(c, "-modified", ", modified", 1) + ")"
 	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {

@@ -90,6 +90,10 @@ type Task struct {
 	Prose string
 	// Text is the item's whole source, for matching a qa-engineer prompt.
 	Text string
+
+	// Where the box's mark and Text are in the parsed source (after a
+	// byte-order mark), for Reflip and the reading kept between hooks.
+	mark, start, stop int
 }
 
 // Key identifies a task within its file across edits: its Ref.
@@ -277,6 +281,10 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	t.ID, t.Title = title.id(t.Title)
 	start, stop := itemSpan(item, src)
 	t.Text = string(src[start:stop])
+	t.start, t.stop, t.mark = start, stop, -1
+	if seg.Start+2 < len(src) && src[seg.Start] == '[' && src[seg.Start+2] == ']' {
+		t.mark = seg.Start + 1
+	}
 	t.Verify, t.Kind = title.verifyTag()
 	if !t.Verify && title.verifyLabel() {
 		// "VERIFY: …" or "**VERIFY: …**" without brackets, as some authors

@@ -1,6 +1,7 @@
 package verifygate
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"strings"
@@ -70,7 +71,18 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if len(next) > tasks.MaxSize {
 		return deny("This %s would make %s larger than %d MiB, more than rodin reads. To fix: split the task file.", tool, rel, tasks.MaxSize>>20)
 	}
-	before, after := tasks.Parse(old), tasks.Parse([]byte(next))
+	kept := loadReadings(s.Data, s.ID, rel)
+	var files [2]tasks.File
+	var keys [2][sha256.Size]byte
+	files[0], keys[0] = kept.read(old)
+	nextBytes := []byte(next)
+	if f, ok := tasks.Reflip(files[0], old, nextBytes); ok {
+		files[1], keys[1] = f, kept.key(nextBytes)
+	} else {
+		files[1], keys[1] = kept.read(nextBytes)
+	}
+	kept.keep(keys, files)
+	before, after := files[0].Tasks, files[1].Tasks
 	if line, r := invisibleAdded(before, after, old, []byte(next)); line > 0 {
 		return deny("This %s puts an invisible character (U+%04X) into the task on line %d of %s: rodin reads ids and tags without such characters, and they make one task look like another. To fix: write the task line without it.", tool, r, line, rel)
 	}
