@@ -37,12 +37,16 @@ import (
 	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
-var rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
+var (
+	rounds = flag.Int("rounds", 100, "interleaved rounds for BenchmarkTable")
+	dump   = flag.String("dump", "", "write each case of BenchmarkTable as a shell script into this directory, and keep the fixture")
+)
 
-// TestMain removes the fixture (plans of up to 10 MB) after the run.
+// TestMain removes the fixture (plans of up to 10 MB) after the run,
+// unless -dump keeps it for the scripts it wrote.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if fix != nil {
+	if fix != nil && *dump == "" {
 		os.RemoveAll(fix.root)
 	}
 	os.Exit(code)
@@ -55,6 +59,7 @@ type fixture struct {
 	many                       string // a HOME whose plans directory holds 2,000 plan files
 	big                        string // a project of 10,000 source files with a tasks.md (the verify gate)
 	huge                       string // the same with 100,000 source files
+	long                       string // a project whose tasks.md is 120 KB, 400 tasks
 	bin                        map[string]string
 	shellPre, shellPost        string            // the reference hooks, "" when absent
 	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
@@ -234,7 +239,33 @@ func verifyFixture(f *fixture) error {
 		return err
 	}
 	f.huge = filepath.Join(f.root, "huge")
-	return tickProject(f.huge, hugeSession, 1000, tasksText, getenv)
+	if err := tickProject(f.huge, hugeSession, 1000, tasksText, getenv); err != nil {
+		return err
+	}
+	f.long = filepath.Join(f.root, "long")
+	return tickProject(f.long, longSession, 10, longTasks(400), getenv)
+}
+
+// longSession is the session whose evidence backs a tick in a long task
+// file.
+const longSession = session + "-long"
+
+// longTasks is a task file of n done tasks as real spec files write them
+// (the corpora's longest are 60 to 130 KB), then the open V1.
+func longTasks(n int) string {
+	var b strings.Builder
+	b.WriteString("# Tasks\n\n")
+	for i := 0; i < n; i++ {
+		if i%20 == 0 {
+			fmt.Fprintf(&b, "## Phase %d: the part of the feature it builds\n\n", i/20+1)
+		}
+		fmt.Fprintf(&b, "- [x] %d.%d Handle the case %d in `src/pkg%04d/file%03d.go`\n", i/20+1, i%20+1, i, i%10, i%100)
+		fmt.Fprintf(&b, "  - **Do**: read the request, check its fields, return the error the API documents, and log it once; add a test for the edge case.\n")
+		fmt.Fprintf(&b, "  - **Files**: src/pkg%04d/file%03d.go, src/pkg%04d/file%03d_test.go\n", i%10, i%100, i%10, i%100)
+		fmt.Fprintf(&b, "  - **Verify**: `go test ./src/pkg%04d/...`\n  - **Commit**: `feat(p%d): handle case %d`\n", i%10, i/20+1, i)
+	}
+	b.WriteString("\n## Quality\n\n- [ ] V1 [VERIFY] Quality check\n  - **Verify**: `go test ./...`\n")
+	return b.String()
 }
 
 // hugeSession is the session whose evidence backs a tick in the project of
@@ -451,6 +482,8 @@ const (
 	hjV4    = "hooks.json (v4): Stop, nothing ticked, 10,000-file project"
 	hjV5    = "hooks.json (v5): Stop after a Bash command, nothing ticked, 10,000-file project"
 	hjV6    = "hooks.json (v6): tick with passing evidence, 100,000-file project"
+	hjV7    = "hooks.json (v7): tick with passing evidence, a 120 KB task file"
+	hjV8    = "hooks.json (v8): Edit of a 120 KB task file, no box ticked"
 	hjK1    = "hooks.json (k1): Write of a 10 KB artifact, its contract checked"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
@@ -538,6 +571,8 @@ func cases(f *fixture) []hookCase {
 		{name: hjV2, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(session, f.project, "run it", "run it again"), home: f.home},
 		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV6, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(hugeSession, f.huge, "- [ ] V1", "- [x] V1"), home: f.home},
+		{name: hjV7, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
+		{name: hjV8, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession, f.long, "case 399 in", "case 399 of"), home: f.home},
 		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
 		// A Bash command ran since the last stop (the run log grew): the
 		// stop hook stats each of the 101 directories for new task files,
@@ -593,6 +628,42 @@ func command(c hookCase, argv []string) *exec.Cmd {
 	cmd.Stdin = stdinFile(c)
 	return cmd
 }
+
+// dumpCases writes each case as dir/caseN.sh (its input beside it as
+// caseN.json), the command line as run, for perf, strace or a comparison
+// of two builds outside the bench: `PRE=strace sh caseN.sh`. A case's
+// untimed setup before every run (a Go func) is not in its script.
+func dumpCases(dir string, cs []hookCase) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var index strings.Builder
+	for i, c := range cs {
+		in := filepath.Join(dir, fmt.Sprintf("case%d.json", i))
+		if err := os.WriteFile(in, c.stdin, 0o644); err != nil {
+			return err
+		}
+		var sh strings.Builder
+		fmt.Fprintf(&sh, "#!/bin/sh\n# %s\n", c.name)
+		if c.before != nil {
+			sh.WriteString("# (the bench runs a setup step before each run; not here)\n")
+		}
+		fmt.Fprintf(&sh, "cd %s\nexec env -i HOME=%s PATH=\"$PATH\" RODIN_NOW=2026-11-21T12:00:00Z CLAUDE_PLUGIN_DATA=%s CLAUDE_PLUGIN_ROOT=%s $PRE",
+			shq(fix.project), shq(c.home), shq(dataDir), shq(fix.plugin))
+		for _, a := range c.cmd {
+			sh.WriteString(" " + shq(a))
+		}
+		fmt.Fprintf(&sh, " < %s\n", shq(in))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("case%d.sh", i)), []byte(sh.String()), 0o755); err != nil {
+			return err
+		}
+		fmt.Fprintf(&index, "case%d.sh\t%s\n", i, c.name)
+	}
+	return os.WriteFile(filepath.Join(dir, "CASES"), []byte(index.String()), 0o644)
+}
+
+// shq quotes s for sh.
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // run runs one case once and returns its wall time. Every case must exit
 // 0: the gate's rows are passing plans, and a shell row that fails early
@@ -681,6 +752,11 @@ func BenchmarkTable(b *testing.B) {
 	f := setup(b)
 	tableOnce.Do(func() {
 		cs := cases(f)
+		if *dump != "" {
+			if err := dumpCases(*dump, cs); err != nil {
+				b.Fatal(err)
+			}
+		}
 		times := make([][]time.Duration, len(cs))
 		peaks := make([]int64, len(cs))
 		// Every executable is written again now, as an install writes it:
