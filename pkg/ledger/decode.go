@@ -148,29 +148,62 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 	return b, ok
 }
 
+// snapKeys are the keys rodin writes of a Snap, in decodeSnap's bit order.
+var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources"}
+
+// decodeSnap reads one snap in one pass over its keys (a baseline holds
+// one per task, hundreds for a long task file): a key twice, or one of
+// ours in another case (which encoding/json would take), is damage.
 func decodeSnap(v gjson.Result) (Snap, bool) {
 	var s Snap
-	if !v.IsObject() || hasDuplicateKey(v) || hasFoldedKey(v, "key", "checked", "verify", "ac", "manual", "commands", "sources") {
+	if !v.IsObject() {
 		return s, false
 	}
 	ok := true
+	var seen uint8
+	var others []string
 	v.ForEach(func(k, f gjson.Result) bool {
-		switch k.String() {
+		name := k.String()
+		bit := uint8(0)
+		switch name {
 		case "key":
+			bit = 1 << 0
 			s.Key, ok = strOf(f)
 		case "checked":
+			bit = 1 << 1
 			s.Checked, ok = boolOf(f)
 		case "verify":
+			bit = 1 << 2
 			s.Verify, ok = boolOf(f)
 		case "ac":
+			bit = 1 << 3
 			s.AC, ok = boolOf(f)
 		case "manual":
+			bit = 1 << 4
 			s.Manual, ok = boolOf(f)
 		case "commands":
+			bit = 1 << 5
 			s.Commands, ok = strsOf(f)
 		case "sources":
+			bit = 1 << 6
 			s.Sources, ok = strsOf(f)
+		default:
+			for _, want := range snapKeys {
+				if strings.EqualFold(name, want) {
+					ok = false
+				}
+			}
+			for _, o := range others {
+				if o == name {
+					ok = false
+				}
+			}
+			others = append(others, name)
 		}
+		if seen&bit != 0 {
+			ok = false
+		}
+		seen |= bit
 		return ok
 	})
 	return s, ok

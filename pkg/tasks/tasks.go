@@ -469,11 +469,11 @@ func lineOf(starts []int, off int) int {
 // key. A task whose key repeats is matched by its position among those
 // with that key.
 func Ticked(prev, next []Task) []Task {
-	was := map[string][]bool{}
+	was := make(map[string][]bool, len(prev))
 	for _, t := range prev {
 		was[t.Key()] = append(was[t.Key()], t.Checked)
 	}
-	seen := map[string]int{}
+	seen := make(map[string]int, len(next))
 	var out []Task
 	for _, t := range next {
 		k := t.Key()
