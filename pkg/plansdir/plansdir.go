@@ -210,13 +210,18 @@ func Within(dir string, dirs []string) bool {
 	return false
 }
 
+// notPlan is formatted only when its message is read: most callers (the
+// plan guard, on every edit of a Markdown file) only ask whether it is one.
 func notPlan(format string, args ...any) error {
-	return &notPlanError{msg: fmt.Sprintf(format, args...)}
+	return &notPlanError{format: format, args: args}
 }
 
-type notPlanError struct{ msg string }
+type notPlanError struct {
+	format string
+	args   []any
+}
 
-func (e *notPlanError) Error() string { return e.msg }
+func (e *notPlanError) Error() string { return fmt.Sprintf(e.format, e.args...) }
 func (e *notPlanError) Unwrap() error { return ErrNotPlanFile }
 
 func unwrapPathErr(err error) error {
