@@ -10,6 +10,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -59,7 +60,7 @@ type fixture struct {
 	many                       string // a HOME whose plans directory holds 2,000 plan files
 	big                        string // a project of 10,000 source files with a tasks.md (the verify gate)
 	huge                       string // the same with 100,000 source files
-	long                       string // a project whose tasks.md is 120 KB, 400 tasks
+	long, long2                string // projects whose tasks.md is 120 KB, 400 tasks
 	bin                        map[string]string
 	shellPre, shellPost        string            // the reference hooks, "" when absent
 	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
@@ -243,7 +244,36 @@ func verifyFixture(f *fixture) error {
 		return err
 	}
 	f.long = filepath.Join(f.root, "long")
-	return tickProject(f.long, longSession, 10, longTasks(400), getenv)
+	if err := tickProject(f.long, longSession, 10, longTasks(400), getenv); err != nil {
+		return err
+	}
+	f.long2 = filepath.Join(f.root, "long2")
+	return tickProject(f.long2, longSession2, 10, longTasks(400), getenv)
+}
+
+// longSession2 edits its own copy of the long task file (v8), so that its
+// edits and v7's ticks do not take turns with one file's kept readings.
+const longSession2 = session + "-long2"
+
+// keepFirstReading leaves, of what a session keeps of its task files'
+// readings (verifygate's <session>.<hash>.readings: a header line, then
+// entries of a 32-byte key, a uvarint length and the reading), only the
+// first: the file as the last edit found it. An edit run again then finds
+// its file's reading kept and parses the file as it leaves it, as an
+// ordinary edit does, not both readings kept by its own earlier run.
+func keepFirstReading(session string) {
+	paths, _ := filepath.Glob(filepath.Join(dataDir, "verify", session+".*.readings"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		i := bytes.IndexByte(b, '\n') + 1
+		if err != nil || i == 0 || len(b) < i+32 {
+			continue
+		}
+		n, w := binary.Uvarint(b[i+32:])
+		if end := i + 32 + w + int(n); w > 0 && end < len(b) {
+			os.WriteFile(p, b[:end], 0o600)
+		}
+	}
 }
 
 // longSession is the session whose evidence backs a tick in a long task
@@ -462,6 +492,13 @@ func postInput(mode, path string) []byte {
 		session, fix.project, mode, path, path))
 }
 
+// taskPostInput is PostToolUse for taskEditInput's edit.
+func taskPostInput(sess, cwd, old, new string) []byte {
+	path := filepath.Join(cwd, "tasks.md")
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{"file_path":%q,"old_string":%q,"new_string":%q,"replace_all":false},"tool_response":{"filePath":%q,"oldString":%q,"newString":%q,"structuredPatch":[],"userModified":false,"replaceAll":false},"tool_use_id":"toolu_8"}`,
+		sess, transcriptOf(cwd), cwd, path, old, new, path, old, new))
+}
+
 func exitInput(path string, withPath bool, sess string) []byte {
 	input := `{}`
 	if withPath {
@@ -483,7 +520,8 @@ const (
 	hjV5    = "hooks.json (v5): Stop after a Bash command, nothing ticked, 10,000-file project"
 	hjV6    = "hooks.json (v6): tick with passing evidence, 100,000-file project"
 	hjV7    = "hooks.json (v7): tick with passing evidence, a 120 KB task file"
-	hjV8    = "hooks.json (v8): Edit of a 120 KB task file, no box ticked"
+	hjV8    = "hooks.json (v8): Edit of a 120 KB task file, no box ticked (one parse)"
+	hjV9    = "hooks.json (v9): PostToolUse after a tick of a 120 KB task file"
 	hjK1    = "hooks.json (k1): Write of a 10 KB artifact, its contract checked"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
@@ -572,7 +610,8 @@ func cases(f *fixture) []hookCase {
 		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV6, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(hugeSession, f.huge, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV7, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
-		{name: hjV8, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession, f.long, "case 399 in", "case 399 of"), home: f.home},
+		{name: hjV9, cmd: hook(`hooks.PostToolUse.#(matcher=="Edit").hooks.0`), stdin: taskPostInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
+		{name: hjV8, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession2, f.long2, "case 399 in", "case 399 of"), home: f.home, before: func() { keepFirstReading(longSession2) }},
 		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
 		// A Bash command ran since the last stop (the run log grew): the
 		// stop hook stats each of the 101 directories for new task files,

@@ -85,19 +85,38 @@ func (r *readings) key(src []byte) [sha256.Size]byte {
 
 // read is src's reading: the kept one, or a parse.
 func (r *readings) read(src []byte) (tasks.File, [sha256.Size]byte) {
-	var k [sha256.Size]byte
-	if r.stamp == "" {
-		return tasks.ParseFile(src), k
+	f, k, ok := r.lookup(src)
+	if !ok {
+		f = tasks.ParseFile(src)
+	}
+	return f, k
+}
+
+// lookup is the reading kept for src, if one is.
+func (r *readings) lookup(src []byte) (f tasks.File, k [sha256.Size]byte, ok bool) {
+	if r.stamp == "" || len(r.entries) == 0 {
+		return tasks.File{}, k, false
 	}
 	k = r.key(src)
 	for _, e := range r.entries {
 		if e.key == k {
 			if f, err := tasks.DecodeReading(e.data, src); err == nil {
-				return f, k
+				return f, k, true
 			}
 		}
 	}
-	return tasks.ParseFile(src), k
+	return tasks.File{}, k, false
+}
+
+// parseKept is src's tasks, src being the task file rel as read now: the
+// reading the edit gate kept when the last edit left it so (a stop, or the
+// look after an edit, then parses nothing), else a parse within
+// parseBudget.
+func (s *Session) parseKept(rel string, src []byte) ([]tasks.Task, bool) {
+	if f, _, ok := loadReadings(s.Data, s.ID, rel).lookup(src); ok {
+		return f.Tasks, true
+	}
+	return parseWithin(src, parseBudget)
 }
 
 // keep makes the two readings given the ones kept, unless they are.

@@ -331,7 +331,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 					unread = append(unread, fmt.Sprintf("%s cannot be read (%v)", rel, err))
 					continue
 				}
-				if ts, ok = parseWithin(b, parseBudget); !ok {
+				if ts, ok = s.parseKept(rel, b); !ok {
 					unread = append(unread, fmt.Sprintf("%s did not parse within %s", rel, parseBudget))
 					continue
 				}

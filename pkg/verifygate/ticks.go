@@ -320,7 +320,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	parsed := known
 	if err == nil && known == nil {
 		var ok bool
-		parsed, ok = parseWithin(src, parseBudget)
+		parsed, ok = s.parseKept(rel, src)
 		if !ok {
 			err = fmt.Errorf("it did not parse within %s", parseBudget)
 		}
