@@ -699,12 +699,14 @@ var LookPath = exec.LookPath
 var looked sync.Map // name -> bool
 
 func onPath(name string) bool {
-	if v, ok := looked.Load(name); ok {
-		return v.(bool)
+	v, ok := looked.Load(name)
+	if !ok {
+		_, err := LookPath(name)
+		v = err == nil
+		looked.Store(name, v)
 	}
-	_, err := LookPath(name)
-	looked.Store(name, err == nil)
-	return err == nil
+	noteProbe(probeProgram, name, v.(bool))
+	return v.(bool)
 }
 
 // ShellBuiltin reports whether sh runs a command line's first word itself
@@ -834,6 +836,12 @@ func rootExists(p string) bool {
 	if first == "" {
 		return false
 	}
+	ok := statRoot(first)
+	noteProbe(probeRoot, first, ok)
+	return ok
+}
+
+func statRoot(first string) bool {
 	_, err := os.Stat("/" + first)
 	return err == nil
 }

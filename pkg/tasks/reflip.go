@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // Reflip is the reading of next, given old and its reading prev, when the
@@ -24,27 +25,43 @@ func Reflip(prev File, old, next []byte) (f File, ok bool) {
 			return File{}, false // not old's reading
 		}
 	}
-	f = File{Tasks: append([]Task(nil), ts...), Quality: prev.Quality}
+	f = File{Tasks: append([]Task(nil), ts...), Quality: prev.Quality, probes: prev.probes}
+	// The boxes by mark, and the verification tasks, gathered at the
+	// first difference: a tick of one box in a file of thousands looks up
+	// one mark, and an edit of many boxes costs no more than a parse.
+	var marks []int // indexes of ts with a mark, in mark order
+	var verifies []int
+	flips := 0
 	for i := 0; ; i++ {
 		d := firstDiff(old[i:], next[i:])
 		if d < 0 {
 			break
 		}
 		i += d
-		k := -1
-		for j := range ts {
-			if ts[j].mark == i {
-				k = j
-				break
-			}
-		}
-		if k < 0 || !isBoxMark(old[i]) || !isBoxMark(next[i]) {
+		if flips++; flips > maxFlips {
 			return File{}, false
 		}
-		for j := range ts {
+		if marks == nil {
+			marks = make([]int, 0, len(ts))
+			for j, t := range ts {
+				if t.mark >= 0 {
+					marks = append(marks, j)
+				}
+				if t.Verify {
+					verifies = append(verifies, j)
+				}
+			}
+			slices.SortFunc(marks, func(a, b int) int { return ts[a].mark - ts[b].mark })
+		}
+		n, found := slices.BinarySearchFunc(marks, i, func(j, i int) int { return ts[j].mark - i })
+		if !found || !isBoxMark(old[i]) || !isBoxMark(next[i]) {
+			return File{}, false
+		}
+		k := marks[n]
+		for _, j := range verifies {
 			// A verification task reads its sub-items: one whose text
 			// holds the box is read again.
-			if j != k && ts[j].Verify && ts[j].start <= i && i < ts[j].stop {
+			if j != k && ts[j].start <= i && i < ts[j].stop {
 				return File{}, false
 			}
 		}
@@ -59,6 +76,11 @@ func Reflip(prev File, old, next []byte) (f File, ok bool) {
 	}
 	return f, true
 }
+
+// maxFlips is the most boxes Reflip reads changed in one edit; an edit of
+// more is parsed (its cost then grows with the file, not with the file
+// times the boxes).
+const maxFlips = 256
 
 // isBoxMark reports whether c is a mark checkboxParser reads between the
 // brackets.
@@ -82,7 +104,7 @@ func firstDiff(a, b []byte) int {
 }
 
 // readingVersion changes whenever the encoding below does.
-const readingVersion = 1
+const readingVersion = 2
 
 // AppendReading appends f in the form DecodeReading reads: a version, then
 // every field, strings and numbers as uvarints; a task's Text is kept as
@@ -99,6 +121,16 @@ func AppendReading(b []byte, f File) []byte {
 		}
 	}
 	cmds(f.Quality)
+	num(len(f.probes))
+	for _, p := range f.probes {
+		b = append(b, p.kind)
+		if p.ok {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		str(p.name)
+	}
 	num(len(f.Tasks))
 	for _, t := range f.Tasks {
 		str(t.ID)
@@ -164,7 +196,7 @@ func DecodeReading(b, src []byte) (File, error) {
 	}
 	cmds := func() []Command {
 		n := num()
-		if bad || n < 0 || n > len(b) {
+		if bad || n < 0 || n > (len(b)-p)/2 {
 			bad = true
 			return nil
 		}
@@ -180,7 +212,23 @@ func DecodeReading(b, src []byte) (File, error) {
 	var f File
 	f.Quality = cmds()
 	n := num()
-	if bad || n < 0 || n > len(b) {
+	if bad || n < 0 || n > (len(b)-p)/3 {
+		return File{}, errReading
+	}
+	if n > 0 {
+		f.probes = make([]probe, n)
+	}
+	for i := range f.probes {
+		if p+2 > len(b) || b[p] != probeProgram && b[p] != probeRoot || b[p+1] > 1 {
+			return File{}, errReading
+		}
+		f.probes[i] = probe{kind: b[p], ok: b[p+1] == 1}
+		p += 2
+		f.probes[i].name = str()
+	}
+	n = num()
+	// A task takes at least 11 bytes: no count larger than that can be.
+	if bad || n < 0 || n > (len(b)-p)/11 {
 		return File{}, errReading
 	}
 	if n > 0 {

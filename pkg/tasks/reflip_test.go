@@ -10,7 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-var sameReading = cmp.AllowUnexported(Task{})
+var sameReading = cmp.AllowUnexported(Task{}, File{}, probe{})
 
 // taskFileSources are the task files of the testscript suites: every
 // shape the scripts teach, in our own words.
@@ -191,5 +191,32 @@ func TestReadingOfARealSizeFile(t *testing.T) {
 	}
 	if len(want.Tasks) < 100 {
 		t.Fatalf("only %d tasks", len(want.Tasks))
+	}
+}
+
+// TestReflipManyBoxes: an edit of up to maxFlips boxes is read without a
+// parse; one of more is parsed, so that its cost grows with the file, not
+// with the file times the boxes (an attack found a Write unticking 90,000
+// boxes denied at the hook's deadline).
+func TestReflipManyBoxes(t *testing.T) {
+	file := func(n int, mark string) []byte {
+		var b strings.Builder
+		b.WriteString("# Tasks\n\n- [ ] V1 [VERIFY] Quality check\n  - **Verify**: `go test ./...`\n")
+		for i := 0; i < n; i++ {
+			b.WriteString("- [" + mark + "] 1." + strings.Repeat("9", i%3+1) + " step\n")
+		}
+		return []byte(b.String())
+	}
+	for _, n := range []int{maxFlips, maxFlips + 1} {
+		old, next := file(n, "x"), file(n, " ")
+		got, ok := Reflip(ParseFile(old), old, next)
+		if ok != (n <= maxFlips) {
+			t.Fatalf("%d boxes unticked: Reflip answered %v", n, ok)
+		}
+		if ok {
+			if d := cmp.Diff(ParseFile(next), got, sameReading); d != "" {
+				t.Fatalf("(-parse +reflip):\n%s", d)
+			}
+		}
 	}
 }

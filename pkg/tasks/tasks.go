@@ -144,6 +144,8 @@ type File struct {
 	// Quality are the commands of the file's "Quality Commands" section,
 	// the file's own answer to "what checks this project".
 	Quality []Command
+
+	probes []probe // what the parse asked the machine (probe.go)
 }
 
 // md is built on first use, not at package init: the hooks that link this
@@ -165,6 +167,17 @@ func Parse(src []byte) []Task { return ParseFile(src).Tasks }
 
 // ParseFile reads a task file: its tasks and its quality commands.
 func ParseFile(src []byte) File {
+	parseMu.Lock()
+	defer parseMu.Unlock()
+	l := &probeLog{}
+	probing.Store(l)
+	defer probing.Store(nil)
+	f := parseFile(src)
+	f.probes = l.ps
+	return f
+}
+
+func parseFile(src []byte) File {
 	var f File
 	if len(src) > MaxRead {
 		return f

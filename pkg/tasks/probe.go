@@ -1,0 +1,72 @@
+package tasks
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// A parse asks the machine two things: whether a word names a program on
+// PATH (onPath: `mycheck` alone is a command only when it does) and
+// whether an absolute path's first directory exists (rootExists: a URL's
+// path is no program). A reading kept between hooks carries the answers
+// it was read with, and is used only while they hold (File.Holds): a
+// program installed or removed since reads as a fresh parse would.
+
+type probe struct {
+	name string
+	kind byte // probeProgram or probeRoot
+	ok   bool
+}
+
+const (
+	probeProgram = 'p'
+	probeRoot    = 'r'
+)
+
+var (
+	// parseMu makes one parse at a time the one whose probes are noted.
+	parseMu sync.Mutex
+	probing atomic.Pointer[probeLog]
+)
+
+type probeLog struct {
+	mu sync.Mutex
+	ps []probe
+}
+
+// noteProbe adds an answer to the running parse's log, once per question.
+func noteProbe(kind byte, name string, ok bool) {
+	l := probing.Load()
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.ps {
+		if p.kind == kind && p.name == name {
+			return
+		}
+	}
+	l.ps = append(l.ps, probe{name: name, kind: kind, ok: ok})
+}
+
+// Holds reports whether the machine still answers as it did when f was
+// read: a kept reading whose answers changed is read again.
+func (f File) Holds() bool {
+	for _, p := range f.probes {
+		var ok bool
+		switch p.kind {
+		case probeProgram:
+			_, err := LookPath(p.name)
+			ok = err == nil
+		case probeRoot:
+			ok = statRoot(p.name)
+		default:
+			return false
+		}
+		if ok != p.ok {
+			return false
+		}
+	}
+	return true
+}
