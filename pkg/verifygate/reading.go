@@ -21,8 +21,10 @@ import (
 // as this edit leaves it is the next one's file as it is), and a tick
 // changes only a box's mark, which tasks.Reflip reads without a parse. A
 // kept reading is used only for the exact bytes it was read from, by the
-// same build, with the same PATH (a word is a command when it names a
-// program there); anything else, damage included, is parsed again.
+// same build, with the same PATH, while the machine answers as it did
+// what the parse asked it (tasks.File.Holds: a word is a command when it
+// names a program on PATH); anything else, damage included, is parsed
+// again.
 
 // readings are a task file's kept readings: at most two, the file as an
 // edit found it and as the edit left it.
@@ -94,13 +96,15 @@ func (r *readings) read(src []byte) (tasks.File, [sha256.Size]byte) {
 
 // lookup is the reading kept for src, if one is.
 func (r *readings) lookup(src []byte) (f tasks.File, k [sha256.Size]byte, ok bool) {
-	if r.stamp == "" || len(r.entries) == 0 {
+	if r.stamp == "" {
 		return tasks.File{}, k, false
 	}
 	k = r.key(src)
 	for _, e := range r.entries {
 		if e.key == k {
-			if f, err := tasks.DecodeReading(e.data, src); err == nil {
+			// Read with these bytes; used while the machine answers what
+			// the parse asked it as it did then.
+			if f, err := tasks.DecodeReading(e.data, src); err == nil && f.Holds() {
 				return f, k, true
 			}
 		}
