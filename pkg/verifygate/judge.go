@@ -61,6 +61,7 @@ type Session struct {
 	windowsErr  error
 	windowsRead bool
 	ticks       *tickState // TickedBy
+	snapIndexes map[string]*snapIndex
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
@@ -213,6 +214,9 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		return nil
 	}
 	fs := s.Baseline.Files[file]
+	if len(fs) > 64 {
+		return s.indexedSnaps(file, fs, t)
+	}
 	for i := range fs {
 		if fs[i].Key == t.Key() {
 			return []*ledger.Snap{&fs[i]}
@@ -220,15 +224,68 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	}
 	var out []*ledger.Snap
 	for i := range fs {
-		if id, _, _ := strings.Cut(fs[i].Key, "#"); id == t.ID || strings.HasPrefix(fs[i].Key, t.ID+"@line") {
+		if snapOfID(fs[i].Key, t.ID) {
 			out = append(out, &fs[i])
 		}
 	}
 	return out
 }
 
-// wasChecked reports whether the task's box was ticked when the session
-// began (every snapshot it may be).
+// snapOfID reports whether a snap's key names a task of id: ID, ID#N, or a
+// place in the file (ID@lineN, @lineN for a task with no id).
+func snapOfID(key, id string) bool {
+	k, _, _ := strings.Cut(key, "#")
+	return k == id || strings.HasPrefix(key, id+"@line")
+}
+
+// snapIndex finds a long file's snaps by key and by id: a tick of many
+// boxes at once looked through the whole baseline for each.
+type snapIndex struct {
+	byKey map[string]int
+	byID  map[string][]int // in the file's order
+}
+
+func (s *Session) indexedSnaps(file string, fs []ledger.Snap, t tasks.Task) []*ledger.Snap {
+	if s.snapIndexes == nil {
+		s.snapIndexes = map[string]*snapIndex{}
+	}
+	ix := s.snapIndexes[file]
+	if ix == nil {
+		ix = &snapIndex{byKey: make(map[string]int, len(fs)), byID: make(map[string][]int, len(fs))}
+		for i := range fs {
+			key := fs[i].Key
+			if _, dup := ix.byKey[key]; !dup {
+				ix.byKey[key] = i
+			}
+			// Every id snapOfID would match the key by.
+			ids := []string{key}
+			ids[0], _, _ = strings.Cut(key, "#")
+			for j := 0; ; {
+				at := strings.Index(key[j:], "@line")
+				if at < 0 {
+					break
+				}
+				ids = append(ids, key[:j+at])
+				j += at + 1
+			}
+			for n, id := range ids {
+				if !slices.Contains(ids[:n], id) {
+					ix.byID[id] = append(ix.byID[id], i)
+				}
+			}
+		}
+		s.snapIndexes[file] = ix
+	}
+	if i, ok := ix.byKey[t.Key()]; ok {
+		return []*ledger.Snap{&fs[i]}
+	}
+	var out []*ledger.Snap
+	for _, i := range ix.byID[t.ID] {
+		out = append(out, &fs[i])
+	}
+	return out
+}
+
 func (s *Session) wasChecked(file string, t tasks.Task) bool {
 	sns := s.snaps(file, t)
 	for _, sn := range sns {

@@ -1,9 +1,14 @@
 package verifygate
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
 func TestShellWords(t *testing.T) {
@@ -48,6 +53,49 @@ func TestEvidential(t *testing.T) {
 	} {
 		if got := Evidential(cmd); got != want {
 			t.Errorf("Evidential(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// TestIndexedSnaps: a long file's snaps found by the index are the ones
+// the look through the whole baseline finds.
+func TestIndexedSnaps(t *testing.T) {
+	keys := []string{"V1", "V1#2", "V1#3", "@line7", "@line9", "T001", "T001@line12", "1.1", "1.1#2", "A@lineB#C", "x@line1@line2", "V1"}
+	for i := 0; len(keys) < 200; i++ {
+		keys = append(keys, fmt.Sprintf("%d.%d", i/10, i%10), fmt.Sprintf("T%03d#%d", i%7, i%3+1))
+	}
+	var fs []ledger.Snap
+	for _, k := range keys {
+		fs = append(fs, ledger.Snap{Key: k})
+	}
+	s := &Session{Baseline: &ledger.Baseline{Files: map[string][]ledger.Snap{"tasks.md": fs}}}
+	linear := func(tk tasks.Task) []*ledger.Snap {
+		for i := range fs {
+			if fs[i].Key == tk.Key() {
+				return []*ledger.Snap{&fs[i]}
+			}
+		}
+		var out []*ledger.Snap
+		for i := range fs {
+			if id, _, _ := strings.Cut(fs[i].Key, "#"); id == tk.ID || strings.HasPrefix(fs[i].Key, tk.ID+"@line") {
+				out = append(out, &fs[i])
+			}
+		}
+		return out
+	}
+	for _, tk := range []tasks.Task{
+		{ID: "V1", Ref: "V1"}, {ID: "V1", Ref: "V1#4"}, {ID: "", Ref: "@line8"}, {ID: "T001", Ref: "T001#9"},
+		{ID: "A", Ref: "A#1"}, {ID: "A@lineB", Ref: "zz"}, {ID: "x", Ref: "x#9"}, {ID: "x@line1", Ref: "q"},
+		{ID: "3.4", Ref: "3.4"}, {ID: "T003", Ref: "T003#7"}, {ID: "none", Ref: "none"},
+	} {
+		got, want := s.snaps("tasks.md", tk), linear(tk)
+		if len(got) != len(want) {
+			t.Fatalf("%+v: %d snaps by the index, %d by the look", tk, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%+v: snap %d differs: %q against %q", tk, i, got[i].Key, want[i].Key)
+			}
 		}
 	}
 }
