@@ -332,7 +332,7 @@ func RunPre(stdin io.Reader, stdout, stderr io.Writer, deadline time.Duration, d
 func decideSafely(read func() (Input, error), decide func(Input) PreOutcome) (out PreOutcome) {
 	defer func() {
 		if v := recover(); v != nil {
-			out = Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; run /rodin:plan-gate again meanwhile.", v))
+			out = Denial(fmt.Sprintf("[rodin] The gate failed (internal error: %v), so it denies. To fix: report this with `rodin doctor` output; make the call again meanwhile.", v))
 		}
 	}()
 	in, err := read()
@@ -350,7 +350,7 @@ func RunPreOn(in Input, readErr error, stdout, stderr io.Writer, deadline time.D
 
 func runPre(read func() (Input, error), stdout, stderr io.Writer, deadline time.Duration, decide func(Input) PreOutcome) int {
 	guard := startDeadline(deadline, func() int {
-		return WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate did not decide within %v, so it denies. To fix: call ExitPlanMode again; if it keeps happening, check the plan with `rodin status` and report it with `rodin doctor` output.", deadline))
+		return WriteDeny(stdout, stderr, fmt.Sprintf("[rodin] The gate did not decide within %v, so it denies. To fix: make the call again; if it keeps happening, see what the gates wait for with `rodin status` and report it with `rodin doctor` output.", deadline))
 	})
 	out := decideSafely(read, decide)
 	if code, ok := guard.answer(); !ok {
