@@ -496,7 +496,12 @@ func logMarkPath(data, session string) string {
 // file: a stop after every Bash command writes it, and the rename of an
 // atomic write was most of that stop's cost (issue 31, bench row v5).
 func SaveLogMark(data, session string, size int64) error {
-	return safefile.Overwrite(logMarkPath(data, session), []byte(fmt.Sprintf("%020d %020d\n", size, size)), 0o600)
+	n := strconv.FormatInt(size, 10)
+	if size < 0 || len(n) > 20 {
+		return fmt.Errorf("a run log of %d bytes", size)
+	}
+	n = strings.Repeat("0", 20-len(n)) + n // as fmt's %020d, read back by LoadLogMark
+	return safefile.Overwrite(logMarkPath(data, session), []byte(n+" "+n+"\n"), 0o600)
 }
 
 // LoadLogMark reads the mark SaveLogMark wrote; false when there is none,
@@ -516,30 +521,16 @@ func LoadLogMark(data, session string) (int64, bool) {
 // still write files). A log that shrank (compacted) or cannot be read
 // reports background, the cautious answer.
 func LogGrowth(data, session string, offset int64) (size int64, background bool) {
-	f, err := safefile.Open(logPath(data, session))
-	if os.IsNotExist(err) {
-		return 0, false
-	}
-	if err != nil {
-		return -1, true
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return -1, true
-	}
-	size = fi.Size()
+	b, size, err := safefile.ReadFrom(logPath(data, session), max(offset, 0), 4*MaxLog)
 	switch {
-	case size < offset:
-		return size, true
-	case size == offset:
-		return size, false
-	}
-	b := make([]byte, min(size-offset, 4*MaxLog))
-	if _, err := f.ReadAt(b, offset); err != nil && err != io.EOF {
+	case os.IsNotExist(err):
+		return 0, false
+	case err != nil:
+		return -1, true
+	case size < offset || offset < 0:
 		return size, true
 	}
-	return size, bytes.Contains(b, []byte(fmt.Sprintf(`"exit":%d`, ExitBackground)))
+	return size, bytes.Contains(b, []byte(`"exit":`+strconv.Itoa(ExitBackground)))
 }
 
 // Normalize is the form two commands are compared in: the command less

@@ -198,3 +198,32 @@ func TestLogMark(t *testing.T) {
 		}
 	}
 }
+
+// TestLogGrowth: the run log's size, and whether what was appended after
+// an offset ran in the background; a log that shrank, or an offset it
+// cannot be read from, is the cautious answer (background).
+func TestLogGrowth(t *testing.T) {
+	data := t.TempDir()
+	os.MkdirAll(Dir(data), 0o700)
+	if size, bg := LogGrowth(data, "s1", 0); size != 0 || bg {
+		t.Fatalf("no log: %d %v", size, bg)
+	}
+	Append(data, "s1", Run{Time: 1, Kind: KindBash, Command: "go test", Cwd: "/p", Exit: 0})
+	fi, _ := os.Stat(logPath(data, "s1"))
+	first := fi.Size()
+	Append(data, "s1", Run{Time: 2, Kind: KindBash, Command: "make", Cwd: "/p", Exit: ExitBackground})
+	fi, _ = os.Stat(logPath(data, "s1"))
+	all := fi.Size()
+	for _, tc := range []struct {
+		offset int64
+		bg     bool
+	}{{0, true}, {first, true}, {all, false}, {all + 10, true}, {-1, true}} {
+		if size, bg := LogGrowth(data, "s1", tc.offset); size != all || bg != tc.bg {
+			t.Errorf("LogGrowth from %d = %d %v, want %d %v", tc.offset, size, bg, all, tc.bg)
+		}
+	}
+	Append(data, "s2", Run{Time: 1, Kind: KindBash, Command: "ls", Cwd: "/p", Exit: 0})
+	if _, bg := LogGrowth(data, "s2", 0); bg {
+		t.Error("a foreground run read as one in the background")
+	}
+}

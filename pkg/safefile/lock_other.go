@@ -50,6 +50,42 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 	return fi.Size(), nil
 }
 
+func readFrom(path string, off, max int64) ([]byte, int64, error) {
+	f, err := openNoBlock(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	if off >= fi.Size() {
+		return nil, fi.Size(), nil
+	}
+	b := make([]byte, min(fi.Size()-off, max))
+	k, err := f.ReadAt(b, off)
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	return b[:k], fi.Size(), nil
+}
+
+func overwrite(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noBlock, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func readTail(path string, n int64) ([]byte, int64, error) {
 	f, err := openNoBlock(path)
 	if err != nil {

@@ -142,6 +142,54 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 	return st.Size, nil
 }
 
+func readFrom(path string, off, max int64) ([]byte, int64, error) {
+	fd, size, err := openRegular(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer syscall.Close(fd)
+	if off >= size {
+		return nil, size, nil
+	}
+	b := make([]byte, min(size-off, max))
+	for got := 0; got < len(b); {
+		k, err := syscall.Pread(fd, b[got:], off+int64(got))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, 0, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if k == 0 {
+			return b[:got], size, nil // shortened meanwhile
+		}
+		got += k
+	}
+	return b, size, nil
+}
+
+func overwrite(path string, data []byte, perm os.FileMode) error {
+	fd, err := openFd(path, syscall.O_WRONLY|syscall.O_CREAT, uint32(perm.Perm()))
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	for off := 0; off < len(data); {
+		n, err := syscall.Pwrite(fd, data[off:], int64(off))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return &os.PathError{Op: "write", Path: path, Err: err}
+		}
+		off += n
+	}
+	if err := syscall.Close(fd); err != nil {
+		return &os.PathError{Op: "close", Path: path, Err: err}
+	}
+	return nil
+}
+
 func readTail(path string, n int64) ([]byte, int64, error) {
 	fd, size, err := openRegular(path)
 	if err != nil {

@@ -59,6 +59,46 @@ func TestAppend(t *testing.T) {
 
 // TestReadTail: the last n bytes and where they start; a file shorter than
 // n whole from 0; a missing file is not-exist; a directory is refused.
+func TestReadFrom(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		off, max int64
+		want     string
+	}{{0, 64, "0123456789"}, {6, 64, "6789"}, {6, 2, "67"}, {10, 64, ""}, {12, 64, ""}} {
+		if b, size, err := ReadFrom(p, tc.off, tc.max); err != nil || string(b) != tc.want || size != 10 {
+			t.Fatalf("ReadFrom(%d, %d) = %q of %d, %v; want %q of 10", tc.off, tc.max, b, size, err, tc.want)
+		}
+	}
+	if _, _, err := ReadFrom(filepath.Join(dir, "none"), 0, 4); !os.IsNotExist(err) {
+		t.Fatalf("ReadFrom of a missing file: %v", err)
+	}
+	if _, _, err := ReadFrom(dir, 0, 4); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFrom of a directory: %v", err)
+	}
+}
+
+// TestOverwrite: the data lands at the start, the rest of the file stays,
+// a missing file is made with the mode asked for.
+func TestOverwrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mark")
+	if err := Overwrite(p, []byte("abcdef"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new file's mode is %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	if err := Overwrite(p, []byte("XY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "XYcdef" {
+		t.Fatalf("after two writes: %q, want XYcdef", b)
+	}
+}
+
 func TestReadTail(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "t")

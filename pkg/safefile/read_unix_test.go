@@ -25,8 +25,14 @@ func TestFIFONeverWaits(t *testing.T) {
 	if _, _, err := ReadTail(fifo, 5); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("ReadTail of a FIFO: %v, want not a regular file", err)
 	}
+	if _, _, err := ReadFrom(fifo, 0, 5); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFrom of a FIFO: %v, want not a regular file", err)
+	}
 	if _, err := Append(fifo, []byte("x"), 0o600); err == nil {
 		t.Fatal("Append to a FIFO with no reader succeeded")
+	}
+	if err := Overwrite(fifo, []byte("x"), 0o600); err == nil {
+		t.Fatal("Overwrite of a FIFO with no reader succeeded")
 	}
 }
 

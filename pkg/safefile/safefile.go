@@ -30,16 +30,13 @@ func Open(path string) (*os.File, error) { return openNoBlock(path) }
 // three system calls where an atomic replace costs a temporary file and a
 // rename. Only for a fixed-size record whose reader checks it, since a
 // crash mid-write or a concurrent reader may see it torn.
-func Overwrite(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noBlock, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteAt(data, 0)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+func Overwrite(path string, data []byte, perm os.FileMode) error { return overwrite(path, data, perm) }
+
+// ReadFrom reads a regular file from off to its end, at most max bytes of
+// it, and says its size (nothing read when off is at or past it). It never
+// blocks on a FIFO or a device, and makes only the system calls it needs.
+func ReadFrom(path string, off, max int64) (b []byte, size int64, err error) {
+	return readFrom(path, off, max)
 }
 
 // ReadFile reads a regular file of at most max bytes. It never blocks on a
