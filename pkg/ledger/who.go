@@ -63,7 +63,7 @@ func Windows(runs []Run) []Window {
 			}
 		}
 	}
-	var out []Window
+	out := make([]Window, 0, len(runs)) // at most one a run: no copies as it grows
 	for i, r := range runs {
 		if r.Kind == KindSkillShell {
 			out = append(out, skillShellWindow(r, runs[i+1:]))
