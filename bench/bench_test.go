@@ -61,6 +61,7 @@ type fixture struct {
 	big                        string // a project of 10,000 source files with a tasks.md (the verify gate)
 	huge                       string // the same with 100,000 source files
 	long, long2                string // projects whose tasks.md is 120 KB, 400 tasks
+	busy                       string // a project whose session ran 2,000 commands
 	bin                        map[string]string
 	shellPre, shellPost        string            // the reference hooks, "" when absent
 	sizes                      map[string]string // passing plans by size, sealed as the hooks leave them
@@ -248,8 +249,15 @@ func verifyFixture(f *fixture) error {
 		return err
 	}
 	f.long2 = filepath.Join(f.root, "long2")
-	return tickProject(f.long2, longSession2, 10, longTasks(400), getenv)
+	if err := tickProject(f.long2, longSession2, 10, longTasks(400), getenv); err != nil {
+		return err
+	}
+	f.busy = filepath.Join(f.root, "busy")
+	return tickProject(f.busy, busySession, 10, tasksText, getenv, 2000)
 }
+
+// busySession ran 2,000 commands before its check passed (v10).
+const busySession = session + "-busy"
 
 // longSession2 edits its own copy of the long task file (v8), so that its
 // edits and v7's ticks do not take turns with one file's kept readings.
@@ -307,7 +315,7 @@ const hugeSession = session + "-huge"
 // command after the last file was written, as the agent's Bash call
 // toolu_run in the session's transcript (transcriptOf), which then shows a
 // Read and the Edit that ticks the box (toolu_8): an honest tick.
-func tickProject(dir, sess string, dirs int, tasksText string, getenv func(string) string) error {
+func tickProject(dir, sess string, dirs int, tasksText string, getenv func(string) string, busy ...int) error {
 	for d := 0; d < dirs; d++ {
 		sub := filepath.Join(dir, "src", fmt.Sprintf("pkg%04d", d))
 		if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -343,6 +351,18 @@ func tickProject(dir, sess string, dirs int, tasksText string, getenv func(strin
 	t.WriteString(`{"type":"assistant","message":{"id":"m52","content":[{"type":"tool_use","id":"toolu_8","name":"Edit","input":{"file_path":"` + filepath.Join(dir, "tasks.md") + `","old_string":"- [ ] V1","new_string":"- [x] V1"}}]}}` + "\n")
 	if err := os.WriteFile(transcriptOf(dir), []byte(t.String()), 0o644); err != nil {
 		return err
+	}
+	// A busy session ran other commands before the check: its run log
+	// holds them (an unattended loop's runs to thousands).
+	if len(busy) > 0 {
+		now := time.Now().UnixNano()
+		cmds := []string{"ls -la", "git status", "go build ./...", "cat src/pkg0000/file000.go", "git diff --stat"}
+		for i := 0; i < busy[0]; i++ {
+			r := ledger.Run{Time: now - int64(busy[0]-i)*int64(time.Millisecond), Kind: ledger.KindBash, Command: cmds[i%len(cmds)], Cwd: dir, Tool: fmt.Sprintf("toolu_b%05d", i), Dur: 40}
+			if err := ledger.Append(dataDir, sess, r); err != nil {
+				return err
+			}
+		}
 	}
 	return ledger.Append(dataDir, sess, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "go test ./...", Cwd: dir, Tool: "toolu_run"})
 }
@@ -522,6 +542,7 @@ const (
 	hjV7    = "hooks.json (v7): tick with passing evidence, a 120 KB task file"
 	hjV8    = "hooks.json (v8): Edit of a 120 KB task file, no box ticked (one parse)"
 	hjV9    = "hooks.json (v9): PostToolUse after a tick of a 120 KB task file"
+	hjV10   = "hooks.json (v10): tick with passing evidence after 2,000 commands"
 	hjK1    = "hooks.json (k1): Write of a 10 KB artifact, its contract checked"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
@@ -610,6 +631,7 @@ func cases(f *fixture) []hookCase {
 		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV6, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(hugeSession, f.huge, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV7, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
+		{name: hjV10, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(busySession, f.busy, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV9, cmd: hook(`hooks.PostToolUse.#(matcher=="Edit").hooks.0`), stdin: taskPostInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV8, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession2, f.long2, "case 399 in", "case 399 of"), home: f.home, before: func() { keepFirstReading(longSession2) }},
 		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
