@@ -121,16 +121,26 @@ func (t Task) Name() string {
 }
 
 // colonOutsideCode is the index of the first colon of s outside
-// backticks (`:LofiCancel` is an editor's command, not a label's end), -1
-// when there is none.
+// backticks (`:LofiCancel` is an editor's command, not a label's end) and
+// brackets, -1 when there is none.
 func colonOutsideCode(s string) int {
-	inCode := false
+	inCode, brackets := false, 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '`':
 			inCode = !inCode
-		case ':':
+		case '[':
 			if !inCode {
+				brackets++
+			}
+		case ']':
+			if !inCode && brackets > 0 {
+				brackets--
+			}
+		case ':':
+			// A colon in a tag or a bracketed note ("[VM: … ]") ends
+			// no name either.
+			if !inCode && brackets == 0 {
 				return i
 			}
 		}

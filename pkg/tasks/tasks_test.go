@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,5 +215,37 @@ func TestFileOddities(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"1.1", "1.2"}, got); d != "" {
 		t.Fatalf("tasks (-want +got):\n%s", d)
+	}
+}
+
+// TestBracketNoteAmongTags: a bracketed note of words among the leading
+// tags, on one line or wrapped onto the next, does not hide the [VERIFY]
+// after it (corpus six: a verification task read as an ordinary one, its
+// tick ungated).
+func TestBracketNoteAmongTags(t *testing.T) {
+	for _, tc := range []struct {
+		src, id string
+		verify  bool
+		cmds    []string
+	}{
+		{"- [ ] T002 [VM: a long note the author\n  wrapped] [VERIFY] Run `go test ./...`\n", "T002", true, []string{"go test ./..."}},
+		{"- [x] ✅ DEFERRED-BLOCKED [VM-RUNNING: backfill @ host — operator to verify once complete] [VERIFY] P0. rows\n", "DEFERRED-BLOCKED", true, nil},
+		{"- [x] ✅ DEFERRED-BLOCKED [VM-RUNNING: backfill @ host — operator to\n      verify once complete] [VERIFY] P0. rows\n", "DEFERRED-BLOCKED", true, nil},
+		{"- [x] [CHANGE REQUEST] Stop and ask before changing final logic\n", "", false, nil},
+		{"- [ ] 1.2 Fix [array\n  indexing in [VERIFY] the parser\n", "1.2", false, nil},
+		{"- [ ] 1.3 [blocked: waits on\n  infra] Deploy\n", "1.3", false, nil},
+		{"- [ ] 1.4 [a note with `code` in it] [VERIFY] x\n", "1.4", false, nil},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 {
+			t.Fatalf("%q: %d tasks", tc.src, len(ts))
+		}
+		var cmds []string
+		for _, c := range ts[0].Commands {
+			cmds = append(cmds, c.Run)
+		}
+		if ts[0].ID != tc.id || ts[0].Verify != tc.verify || !slices.Equal(cmds, tc.cmds) {
+			t.Errorf("%q: id %q verify %v commands %q; want %q %v %q", tc.src, ts[0].ID, ts[0].Verify, cmds, tc.id, tc.verify, tc.cmds)
+		}
 	}
 }

@@ -28,7 +28,16 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 		t.raw = strings.TrimPrefix(t.raw[3:], "*")
 	}
 	var b strings.Builder
+	// A bracket the line leaves open ("[VM-RUNNING: … operator to", wrapped
+	// by the author) closes on a line after it: the title runs on to
+	// there, so that the tags after it are read as leading tags.
+	lines, k := first.Lines(), 0
 	for n := box.NextSibling(); n != nil; n = n.NextSibling() {
+		for !onLine(n, line) && k+1 < lines.Len() && k < maxTitleLines && openBracket(b.String()) {
+			k++
+			line = lines.At(k)
+			t.raw += " " + strings.TrimSpace(strings.TrimRight(string(src[line.Start:line.Stop]), "\r\n"))
+		}
 		if !onLine(n, line) {
 			break
 		}
@@ -36,6 +45,15 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 	}
 	t.text = b.String()
 	return t
+}
+
+// maxTitleLines bounds how many lines a title with an open bracket runs
+// on to.
+const maxTitleLines = 3
+
+// openBracket reports whether s leaves a bracket open.
+func openBracket(s string) bool {
+	return strings.Count(s, "[") > strings.Count(s, "]")
 }
 
 // onLine reports whether an inline node starts on the title's line.
@@ -88,8 +106,8 @@ func (t title) leading() (id, n int) {
 		n++ // status marks first (✅): the title starts after them
 	}
 	start := n
-	for n < len(w) && isTag(w[n]) {
-		n++
+	for k := tagWords(w, n); k > 0; k = tagWords(w, n) {
+		n += k
 	}
 	if n < len(w) && (n == start || strings.ContainsAny(w[n], "0123456789")) && !strings.ContainsRune(w[n], codeMark) {
 		id = n
@@ -100,11 +118,44 @@ func (t title) leading() (id, n int) {
 			n++
 		}
 	}
-	for n < len(w) && isTag(w[n]) {
-		n++
+	for k := tagWords(w, n); k > 0; k = tagWords(w, n) {
+		n += k
 	}
 	return id, n
 }
+
+// tagWords is how many words the tag at w[n] takes: one for a tag ([P],
+// [VERIFY]), several for a bracketed note of words ("[VM-RUNNING: backfill
+// @ host — operator to verify once complete]", which some authors put
+// among the leading tags), 0 when w[n] opens none. A note holds no other
+// bracket and no code span, and takes at most maxNoteWords words.
+func tagWords(w []string, n int) int {
+	if n >= len(w) {
+		return 0
+	}
+	if isTag(w[n]) {
+		return 1
+	}
+	first := strings.TrimLeft(w[n], "*_")
+	if !strings.HasPrefix(first, "[") || strings.ContainsAny(first[1:], "[]") || strings.ContainsRune(first, codeMark) {
+		return 0
+	}
+	for k := n + 1; k < len(w) && k-n < maxNoteWords; k++ {
+		x := strings.TrimRight(w[k], "*_")
+		switch {
+		case strings.ContainsRune(x, codeMark) || strings.ContainsRune(x, '['):
+			return 0
+		case strings.HasSuffix(x, "]") && !strings.ContainsRune(x[:len(x)-1], ']'):
+			return k - n + 1
+		case strings.ContainsRune(x, ']'):
+			return 0
+		}
+	}
+	return 0
+}
+
+// maxNoteWords bounds a bracketed note among the leading tags.
+const maxNoteWords = 32
 
 // isMark reports whether a word is a status mark with no letter or digit
 // (✅, ❌, ⏳): "- [x] ✅ [VERIFY] P0. Smoke" is task P0.
