@@ -50,30 +50,6 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 	return fi.Size(), nil
 }
 
-func readFrom(path string, off, max int64) ([]byte, int64, error) {
-	f, err := openNoBlock(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	if off >= fi.Size() {
-		return nil, fi.Size(), nil
-	}
-	b := make([]byte, min(fi.Size()-off, max))
-	k, err := f.ReadAt(b, off)
-	if err != nil && err != io.EOF {
-		return nil, 0, err
-	}
-	return b[:k], fi.Size(), nil
-}
-
 func overwrite(path string, data []byte, perm os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|noBlock, perm)
 	if err != nil {
@@ -86,24 +62,26 @@ func overwrite(path string, data []byte, perm os.FileMode) error {
 	return err
 }
 
-func readTail(path string, n int64) ([]byte, int64, error) {
+// readRange reads the bytes of a regular file that span picks from its
+// size: them, where they start, and the size (ReadTail, ReadFrom).
+func readRange(path string, span func(size int64) (off, n int64)) ([]byte, int64, int64, error) {
 	f, err := openNoBlock(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+		return nil, 0, 0, fmt.Errorf("%s is not a regular file", path)
 	}
-	off := max(fi.Size()-n, 0)
-	b := make([]byte, fi.Size()-off)
+	off, n := span(fi.Size())
+	b := make([]byte, n)
 	k, err := f.ReadAt(b, off)
 	if err != nil && err != io.EOF {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	return b[:k], off, nil
+	return b[:k], off, fi.Size(), nil
 }

@@ -142,32 +142,6 @@ func appendFile(path string, data []byte, perm os.FileMode) (int64, error) {
 	return st.Size, nil
 }
 
-func readFrom(path string, off, max int64) ([]byte, int64, error) {
-	fd, size, err := openRegular(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer syscall.Close(fd)
-	if off >= size {
-		return nil, size, nil
-	}
-	b := make([]byte, min(size-off, max))
-	for got := 0; got < len(b); {
-		k, err := syscall.Pread(fd, b[got:], off+int64(got))
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, 0, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		if k == 0 {
-			return b[:got], size, nil // shortened meanwhile
-		}
-		got += k
-	}
-	return b, size, nil
-}
-
 func overwrite(path string, data []byte, perm os.FileMode) error {
 	fd, err := openFd(path, syscall.O_WRONLY|syscall.O_CREAT, uint32(perm.Perm()))
 	if err != nil {
@@ -190,26 +164,28 @@ func overwrite(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
-func readTail(path string, n int64) ([]byte, int64, error) {
+// readRange reads the bytes of a regular file that span picks from its
+// size: them, where they start, and the size (ReadTail, ReadFrom).
+func readRange(path string, span func(size int64) (off, n int64)) ([]byte, int64, int64, error) {
 	fd, size, err := openRegular(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer syscall.Close(fd)
-	off := max(size-n, 0)
-	b := make([]byte, size-off)
+	off, n := span(size)
+	b := make([]byte, n)
 	for got := 0; got < len(b); {
 		k, err := syscall.Pread(fd, b[got:], off+int64(got))
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, 0, &os.PathError{Op: "read", Path: path, Err: err}
+			return nil, 0, 0, &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		if k == 0 {
-			return b[:got], off, nil // shortened meanwhile
+			return b[:got], off, size, nil // shortened meanwhile
 		}
 		got += k
 	}
-	return b, off, nil
+	return b, off, size, nil
 }

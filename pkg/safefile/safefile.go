@@ -36,7 +36,13 @@ func Overwrite(path string, data []byte, perm os.FileMode) error { return overwr
 // it, and says its size (nothing read when off is at or past it). It never
 // blocks on a FIFO or a device, and makes only the system calls it needs.
 func ReadFrom(path string, off, max int64) (b []byte, size int64, err error) {
-	return readFrom(path, off, max)
+	b, _, size, err = readRange(path, func(size int64) (int64, int64) {
+		if off >= size {
+			return off, 0
+		}
+		return off, min(size-off, max)
+	})
+	return b, size, err
 }
 
 // ReadFile reads a regular file of at most max bytes. It never blocks on a
@@ -58,7 +64,11 @@ func Append(path string, data []byte, perm os.FileMode) (size int64, err error) 
 // when it is shorter) and says where they start: open, fstat, one pread,
 // close, never waiting on a FIFO.
 func ReadTail(path string, n int64) (tail []byte, off int64, err error) {
-	return readTail(path, n)
+	tail, off, _, err = readRange(path, func(size int64) (int64, int64) {
+		off := max(size-n, 0)
+		return off, size - off
+	})
+	return tail, off, err
 }
 
 func tooLarge(path string, size, max int64) error {
