@@ -47,8 +47,8 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 	return t
 }
 
-// maxTitleLines bounds how many lines a title with an open bracket runs
-// on to.
+// maxTitleLines bounds how many more lines a title with an open bracket
+// runs on to.
 const maxTitleLines = 3
 
 // openBracket reports whether s leaves a bracket open.
