@@ -30,8 +30,14 @@ var (
 )
 
 type probeLog struct {
-	mu sync.Mutex
-	ps []probe
+	mu   sync.Mutex
+	ps   []probe
+	seen map[probeKey]bool // a file of thousands of one-word spans asks thousands
+}
+
+type probeKey struct {
+	kind byte
+	name string
 }
 
 // noteProbe adds an answer to the running parse's log, once per question.
@@ -42,11 +48,14 @@ func noteProbe(kind byte, name string, ok bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, p := range l.ps {
-		if p.kind == kind && p.name == name {
-			return
-		}
+	k := probeKey{kind, name}
+	if l.seen[k] {
+		return
 	}
+	if l.seen == nil {
+		l.seen = map[probeKey]bool{}
+	}
+	l.seen[k] = true
 	l.ps = append(l.ps, probe{name: name, kind: kind, ok: ok})
 }
 
