@@ -519,10 +519,7 @@ func testVerifyDirectoryInWords(t *testing.T, rel claudecli.Release) {
 	tick := func(*server, int) []block {
 		return []block{tool("Edit", map[string]any{"file_path": project + "/tasks.md", "old_string": "- [ ] V1", "new_string": "- [x] V1"})}
 	}
-	build := func(*server, int) []block {
-		return []block{tool("Bash", map[string]any{"command": "cd daemon && sh build.sh", "description": "build"})}
-	}
-	srv.main = []turn{tick, build, tick, say("V1 is verified.")}
+	srv.main = []turn{tick, bashStep("cd daemon && sh build.sh"), tick, say("V1 is verified.")}
 	s := startSession(t, rel.Path, srv, options{mode: "acceptEdits", allow: []string{"Bash(cd daemon && sh build.sh)"}, files: map[string]string{
 		"tasks.md":          "# Tasks\n\n- [ ] V1 [VERIFY] Run `sh build.sh` in daemon/ - must succeed\n",
 		"daemon/build.sh":   "test -f src/lib.rs && echo built\n",

@@ -85,8 +85,10 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	kept.keep(keys, files)
 	before, after := files[0].Tasks, files[1].Tasks
 	// A change of boxes' marks alone (reflipped) adds no character.
-	if line, r := invisibleAdded(before, after, old, nextBytes, reflipped); line > 0 {
-		return deny("This %s puts an invisible character (U+%04X) into the task on line %d of %s: rodin reads ids and tags without such characters, and they make one task look like another. To fix: write the task line without it.", tool, r, line, rel)
+	if !reflipped {
+		if line, r := invisibleAdded(before, after, old, nextBytes); line > 0 {
+			return deny("This %s puts an invisible character (U+%04X) into the task on line %d of %s: rodin reads ids and tags without such characters, and they make one task look like another. To fix: write the task line without it.", tool, r, line, rel)
+		}
 	}
 	// What changed in the file since rodin last saw it, before this
 	// edit, is someone's: the agent's when one of its calls explains it
@@ -236,12 +238,7 @@ func waived(vs []Verdict) string {
 // invisibleAdded finds a Unicode format character (zero-width space,
 // joiners, direction marks) on a task's line of next that the file did not
 // have on its task lines before: the line and the character, 0 when none.
-// marksOnly says the two differ only in boxes' marks (tasks.Reflip), which
-// adds none.
-func invisibleAdded(before, after []tasks.Task, old, next []byte, marksOnly bool) (int, rune) {
-	if marksOnly {
-		return 0, 0
-	}
+func invisibleAdded(before, after []tasks.Task, old, next []byte) (int, rune) {
 	count := func(ts []tasks.Task, src []byte) (int, int, rune) {
 		lines := strings.Split(string(src), "\n")
 		n, first, r := 0, 0, rune(0)

@@ -54,8 +54,11 @@ func loadReadings(data, session, rel string) *readings {
 	if id := buildid.Identity(); id != "" {
 		r.stamp = id + "\x00" + os.Getenv("PATH") + "\x00" // what tasks.LookPath looks in
 	}
+	if r.stamp == "" {
+		return r // nothing is kept without a build identity: no read
+	}
 	b, err := safefile.ReadFile(r.path, 2*tasks.MaxSize)
-	if err != nil || r.stamp == "" || !bytes.HasPrefix(b, []byte(readingsMagic)) {
+	if err != nil || !bytes.HasPrefix(b, []byte(readingsMagic)) {
 		return r
 	}
 	b = b[len(readingsMagic):]
