@@ -179,6 +179,36 @@ func TestExperiments(t *testing.T) {
 	}
 }
 
+// TestHooksStartNoMaxprocsUpdater: the hooks (and the bench's floor, built
+// the same way) are built with updatemaxprocs=0, so the runtime does not
+// start the goroutine that follows the container's CPU limit: a thread
+// fewer in a process that lives milliseconds. The CLI, which can run for
+// minutes, keeps the default.
+func TestHooksStartNoMaxprocsUpdater(t *testing.T) {
+	root := moduleRoot(t)
+	var pkgs []string
+	for _, name := range Executables {
+		pkgs = append(pkgs, "./hooks/"+name)
+	}
+	cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.DefaultGODEBUG}}"}, append(pkgs, "./bench/floor")...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(pkgs)+1 {
+		t.Fatalf("go list gave %d packages, want %d:\n%s", len(lines), len(pkgs)+1, out)
+	}
+	for _, l := range lines {
+		path, godebug, _ := strings.Cut(l, " ")
+		set := strings.Contains(","+godebug+",", ",updatemaxprocs=0,")
+		if want := !strings.HasSuffix(path, "/hooks/rodin"); set != want {
+			t.Errorf("%s: updatemaxprocs=0 in its GODEBUG is %v, want %v (%q)", path, set, want, godebug)
+		}
+	}
+}
+
 func TestBinaryName(t *testing.T) {
 	if got := BinaryName("rodin", "windows", "arm64"); got != "rodin-windows-arm64.exe" {
 		t.Errorf("windows: %s", got)

@@ -61,9 +61,11 @@ func Read(r io.Reader) (Input, error) {
 // readAll reads r to the end, or to one byte past MaxInput. It doubles its
 // buffer as it fills, where io.ReadAll grows large buffers by a quarter: for
 // an input that carries a whole plan that is a few copies, and a few
-// megabytes of fresh memory to fault in, fewer.
+// megabytes of fresh memory to fault in, fewer. It starts at 16 KiB, the
+// largest buffer the runtime hands out from its small size classes (a
+// larger one costs a fresh page for the runtime's own books).
 func readAll(r io.Reader) ([]byte, error) {
-	b := make([]byte, 0, 32<<10)
+	b := make([]byte, 0, 16<<10)
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -258,13 +260,18 @@ func TuneRuntime() {
 const stackReserve = 32 << 10
 
 // growStack has a frame of stackReserve bytes, so calling it grows the
-// stack to fit. The array is indexed by a variable so that it is kept.
+// stack to fit. The array is indexed by a variable so that it is kept, and
+// declared past a return the call takes, so that it is never zeroed: the
+// 32 KiB of fresh stack stay untouched (eight page faults fewer).
 //
 //go:noinline
 func growStack(i int) byte {
+	if i >= 0 {
+		return 0
+	}
 	var frame [stackReserve]byte
-	frame[i] = 1
-	return frame[i/2]
+	frame[-i] = 1
+	return frame[-i/2]
 }
 
 // AgentAnswer is the text a completed subagent returned to the Agent (or
