@@ -258,7 +258,7 @@ func PostBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	witness := c.lazyWitness(getenv, in.SessionID(), root, id)
 	ran := commandWindow(in)
 	problems, err := c.sweep(getenv, in.SessionID(), data, root, name, id, ran, witness)
-	if errors.Is(err, fs.ErrNotExist) {
+	if safefile.IsNotExist(err) {
 		// A session from before rodin kept what it saw: from now on.
 		recordSeen(c, data, in.SessionID(), root)
 		return hookio.PostOutcome{}
@@ -529,7 +529,7 @@ func PostWrite(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 		return hookio.PostOutcome{}
 	}
 	if a.Once == "first-writer" {
-		if _, err := os.Stat(copyPath(data, real)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(copyPath(data, real)); safefile.IsNotExist(err) {
 			keepCopy(data, real, b)
 		}
 	}
@@ -564,7 +564,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	// the agent's when a background task it launched was running then,
 	// else someone else's (checked, blamed on no one).
 	problems, err := c.sweep(getenv, in.SessionID(), data, root, name, id, window{}, witness)
-	if errors.Is(err, fs.ErrNotExist) {
+	if safefile.IsNotExist(err) {
 		recordSeen(c, data, in.SessionID(), root)
 	} else if err != nil {
 		return blockOnce(in, cannotTell(err))

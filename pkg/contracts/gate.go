@@ -51,7 +51,7 @@ func TakeSnapshot(getenv func(string) string, session, root string) (note string
 	}
 	b, err := os.ReadFile(filepath.Join(root, File))
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case safefile.IsNotExist(err):
 		b = []byte(noneMark)
 	case err != nil:
 		return "", err
@@ -94,7 +94,7 @@ func readSnapshot(getenv func(string) string, session string) snapshot {
 	}
 	b, err := safefile.ReadFile(snapshotPath(data, session), MaxFile)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case safefile.IsNotExist(err):
 		return snapshot{}
 	case err != nil:
 		return snapshot{err: err}
@@ -132,7 +132,7 @@ func (snap snapshot) match(root, rel string, fold bool) (c *Contracts, a *Artifa
 		return nil, nil, nil, true, err
 	}
 	b, err := safefile.ReadFile(filepath.Join(root, File), MaxFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	if safefile.IsNotExist(err) {
 		return nil, nil, nil, false, nil
 	}
 	if err != nil {
@@ -247,7 +247,7 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	old, err := safefile.ReadFile(real, MaxArtifact)
 	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err != nil && !safefile.IsNotExist(err) {
 		return deny("Cannot read %s to check this %s against the %s contract: %v. To fix: make the file readable, then try again.", rel, tool, a.Name, err)
 	}
 	if a.Once == "first-writer" && exists {

@@ -446,7 +446,7 @@ func Load(path string) (Log, error) {
 		return l, errors.New("no evidence file for this session")
 	}
 	b, err := safefile.ReadFile(path, MaxSize)
-	if errors.Is(err, os.ErrNotExist) {
+	if safefile.IsNotExist(err) {
 		return l, nil
 	}
 	if err != nil {

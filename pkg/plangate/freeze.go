@@ -1,9 +1,7 @@
 package plangate
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +75,7 @@ func readFrozen(getenv func(string) string, session string) (f frozen, ok bool, 
 		return f, false, nil
 	}
 	b, err := safefile.ReadFile(p, 64<<10)
-	if errors.Is(err, fs.ErrNotExist) {
+	if safefile.IsNotExist(err) {
 		return f, false, nil
 	}
 	if err != nil {

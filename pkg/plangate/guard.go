@@ -1,8 +1,6 @@
 package plangate
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +100,7 @@ func shorten(s string) string {
 	return s
 }
 
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+func isNotExist(err error) bool { return safefile.IsNotExist(err) }
 
 func lstat(path string) error {
 	_, err := os.Lstat(path)

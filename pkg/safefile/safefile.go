@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // ErrTooLarge is returned when the file is larger than the caller's limit.
@@ -43,6 +44,30 @@ func ReadFrom(path string, off, max int64) (b []byte, size int64, err error) {
 		return off, min(size-off, max)
 	})
 	return b, size, err
+}
+
+// IsNotExist is errors.Is(err, fs.ErrNotExist) for the errors this
+// package and package os return, without the interface lookup errors.Is
+// makes: a fresh process builds that method table at its first call, and a
+// hook pays it on its hot path (a missing file is the common answer).
+// Other errors are asked through errors.Is.
+func IsNotExist(err error) bool {
+	for {
+		switch e := err.(type) {
+		case nil:
+			return false
+		case syscall.Errno:
+			return e.Is(fs.ErrNotExist)
+		case *fs.PathError:
+			err = e.Err
+		case *os.LinkError:
+			err = e.Err
+		case *os.SyscallError:
+			err = e.Err
+		default:
+			return errors.Is(err, fs.ErrNotExist)
+		}
+	}
 }
 
 // ReadFile reads a regular file of at most max bytes. It never blocks on a

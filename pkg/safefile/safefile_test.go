@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -70,5 +71,32 @@ func TestCreateNewRace(t *testing.T) {
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// TestIsNotExist: IsNotExist answers as errors.Is(err, fs.ErrNotExist) for
+// what opens, stats and wrapped errors return.
+func TestIsNotExist(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, readMissing := ReadFile(missing, 10)
+	_, readUnder := ReadFile(filepath.Join(file, "x"), 10) // ENOTDIR
+	_, statMissing := os.Stat(missing)
+	linkErr := os.Rename(missing, filepath.Join(dir, "b"))
+	for _, err := range []error{
+		nil, readMissing, readUnder, statMissing, linkErr,
+		os.NewSyscallError("open", syscall.ENOENT), syscall.ENOENT, syscall.EACCES,
+		fmt.Errorf("wrapped: %w", readMissing), fs.ErrNotExist, fs.ErrPermission, errors.New("other"),
+	} {
+		if got, want := IsNotExist(err), errors.Is(err, fs.ErrNotExist); got != want {
+			t.Errorf("IsNotExist(%v) = %v, errors.Is says %v", err, got, want)
+		}
+	}
+	if !IsNotExist(readMissing) || IsNotExist(readUnder) {
+		t.Errorf("a missing file is not missing, or a path under a file is (%v, %v)", readMissing, readUnder)
 	}
 }
