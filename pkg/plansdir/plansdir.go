@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -136,13 +135,10 @@ func absolute(d, project string, env Env) string {
 // plansDirectory reads the plansDirectory setting of one settings file; a
 // missing, unreadable or invalid file has none.
 func plansDirectory(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
-	if err != nil || len(b) > maxSettingsSize || !gjson.ValidBytes(b) {
+	// Read as the hooks read their own files: one read, never blocked on
+	// a FIFO put in the settings' place (every hook reads this file).
+	b, err := safefile.ReadFile(path, maxSettingsSize)
+	if err != nil || !gjson.ValidBytes(b) {
 		return ""
 	}
 	v := gjson.GetBytes(b, "plansDirectory")
