@@ -118,3 +118,23 @@ func TestReadTail(t *testing.T) {
 		t.Fatalf("ReadTail of a directory: %v", err)
 	}
 }
+
+// TestReadBefore: the bytes that end at off, fewer at the file's start,
+// none once the file is shorter than off.
+func TestReadBefore(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		off, n int64
+		want   string
+	}{{10, 4, "6789"}, {6, 4, "2345"}, {3, 8, "012"}, {0, 4, ""}, {10, 0, ""}, {11, 4, ""}} {
+		if b, err := ReadBefore(p, tc.off, tc.n); err != nil || string(b) != tc.want {
+			t.Errorf("ReadBefore(%d, %d) = %q, %v; want %q", tc.off, tc.n, b, err, tc.want)
+		}
+	}
+	if _, err := ReadBefore(p+"x", 4, 4); !os.IsNotExist(err) {
+		t.Errorf("ReadBefore of a missing file: %v", err)
+	}
+}

@@ -96,6 +96,21 @@ func ReadTail(path string, n int64) (tail []byte, off int64, err error) {
 	return tail, off, err
 }
 
+// ReadBefore reads the n bytes of the regular file at path that end at
+// off (fewer when off-n is before its start), for a reader going back from
+// a tail it has: nothing when the file is now shorter than off (it was cut
+// or replaced, and what is before off is not what was).
+func ReadBefore(path string, off, n int64) ([]byte, error) {
+	b, _, _, err := readRange(path, func(size int64) (int64, int64) {
+		if off > size {
+			return off, 0
+		}
+		from := max(off-n, 0)
+		return from, off - from
+	})
+	return b, err
+}
+
 func tooLarge(path string, size, max int64) error {
 	return fmt.Errorf("%s: %w (%d bytes, the limit is %d)", path, ErrTooLarge, size, max)
 }

@@ -85,3 +85,32 @@ func TestQuietBetweenFarBack(t *testing.T) {
 		t.Fatal("a run 300 KB back, only reads since, is not quiet")
 	}
 }
+
+// TestQuietBetweenAcrossReads: the tail is read back a piece at a time
+// (4 KiB, then three times as much before it); a run whose line, or whose
+// id, straddles where one piece ends and the next begins is found, and a
+// source write after it is seen, wherever it falls.
+func TestQuietBetweenAcrossReads(t *testing.T) {
+	dir := t.TempDir()
+	for _, back := range []int{4096, 16384, 65536} {
+		for d := -120; d <= 120; d += 7 {
+			pad := back + d
+			for _, write := range []bool{false, true} {
+				between := []string{result("run")}
+				if write {
+					between = append(between, use("w", "Write", "/p/main.go"), result("w"))
+				}
+				tail := strings.Join(append(between, use("tick", "Edit", "/p/tasks.md")), "\n") + "\n"
+				filler := `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"old","content":"` + strings.Repeat("p", max(pad-len(tail), 0)) + `"}]}}`
+				text := strings.Join([]string{use("old", "Read", "/p/a.go"), use("run", "Bash", ""), filler}, "\n") + "\n" + tail
+				p := filepath.Join(dir, "t.jsonl")
+				if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if got := QuietBetween(p, "run", "tick", nil, 0); got == write {
+					t.Errorf("run line %d bytes from the end, a source write between: %v; quiet = %v", len(text)-strings.Index(text, `"id":"run"`), write, got)
+				}
+			}
+		}
+	}
+}
