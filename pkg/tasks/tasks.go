@@ -112,7 +112,17 @@ func (t Task) Runs() []string {
 func (t Task) Name() string {
 	id := t.Ref
 	s := strings.TrimSpace(id + " " + t.Title)
-	if i := colonOutsideCode(s); i > 0 && t.Verify {
+	i := colonOutsideCode(s)
+	if f := strings.Fields(t.Title); i > 0 && len(f) > 0 && isStepNumber(f[0]) && i == len(id)+len(f[0]) {
+		// "Step#2 2: [VERIFY] the export: `cmd`": the step's number is
+		// not the name's end, the colon after it is.
+		if j := colonOutsideCode(s[i+1:]); j >= 0 {
+			i += 1 + j
+		} else {
+			i = -1
+		}
+	}
+	if i > 0 && t.Verify {
 		if j := strings.Index(s, "[VERIFY"); j < 0 || i > j+7 || !strings.HasPrefix(s[j:], "[VERIFY:") {
 			s = s[:i]
 		}

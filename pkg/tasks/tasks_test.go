@@ -249,3 +249,32 @@ func TestBracketNoteAmongTags(t *testing.T) {
 		}
 	}
 }
+
+// TestStepLabelBeforeTag: a [VERIFY] tag right after a step's label
+// ("Step 1.5:", "**Task 4: … **") makes a verification task; the tag
+// further on, or after a label that numbers nothing, does not. The title
+// loses the emphasis the label opened; the name ends at the colon after
+// the step's number, not at it.
+func TestStepLabelBeforeTag(t *testing.T) {
+	for _, tc := range []struct {
+		src, title, name string
+		verify           bool
+	}{
+		{"- [ ] **Step 1.5: [VERIFY] manual smoke check in prod**\n", "1.5: [VERIFY] manual smoke check in prod", "Step 1.5: [VERIFY] manual smoke check in prod", true},
+		{"- [ ] **Step 2: [VERIFY] tests pass**: `go test ./...`\n", "2: [VERIFY] tests pass: `go test ./...`", "Step 2: [VERIFY] tests pass", true},
+		{"- [ ] Task 4: [VERIFY] lint — `golangci-lint run`\n", "4: [VERIFY] lint — `golangci-lint run`", "Task 4: [VERIFY] lint — `golangci-lint run`", true},
+		{"- [ ] step 2b: [VERIFY] `make check`\n", "2b: [VERIFY] `make check`", "step 2b: [VERIFY] `make check`", true},
+		{"- [ ] **Step 1: Write the failing test**\n", "1: Write the failing test", "Step 1: Write the failing test", false},
+		{"- [ ] Step 3: run the suite [VERIFY] later\n", "3: run the suite [VERIFY] later", "Step 3: run the suite [VERIFY] later", false},
+		{"- [ ] Step one: [VERIFY] `make check`\n", "one: [VERIFY] `make check`", "Step one: [VERIFY] `make check`", false},
+		{"- [ ] Phase 2 checkpoint [VERIFY]: `make check`\n", "2 checkpoint [VERIFY]: `make check`", "Phase 2 checkpoint [VERIFY]: `make check`", false},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 {
+			t.Fatalf("%q: %d tasks", tc.src, len(ts))
+		}
+		if ts[0].Verify != tc.verify || ts[0].Title != tc.title || ts[0].Name() != tc.name {
+			t.Errorf("%q: verify %v, title %q, name %q; want %v, %q, %q", tc.src, ts[0].Verify, ts[0].Title, ts[0].Name(), tc.verify, tc.title, tc.name)
+		}
+	}
+}

@@ -113,8 +113,10 @@ func (t title) leading() (id, n int) {
 		id = n
 		n++
 		// A second label between the id and the tags ("1.4 V1 [VERIFY]",
-		// "6.3.6 VE-WEEKLY [VERIFY]"): part of the leading words.
-		if n+1 < len(w) && isLabel(w[n]) && isTag(w[n+1]) {
+		// "6.3.6 VE-WEEKLY [VERIFY]"), or a step's number after a word
+		// ("Step 1.5: [VERIFY]", "**Task 4: [VERIFY] …**", as plans of
+		// numbered steps write it): part of the leading words.
+		if n+1 < len(w) && (isLabel(w[n]) || isWord(w[id]) && isStepNumber(w[n])) && isTag(w[n+1]) {
 			n++
 		}
 	}
@@ -168,6 +170,33 @@ func isMark(w string) bool {
 	return w != ""
 }
 
+// isWord reports whether w is a word of letters (emphasis around it
+// allowed): "Step", "**Task".
+func isWord(w string) bool {
+	w = strings.Trim(w, "*_")
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// isStepNumber reports whether w numbers a step after a word, ending in a
+// colon: "1:", "1.5:", "2b:".
+func isStepNumber(w string) bool {
+	n, ok := strings.CutSuffix(w, ":")
+	if !ok || n == "" || len(n) > 12 || !strings.ContainsAny(n[:1], "0123456789") {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= '0' && r <= '9' || r == '.' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // isLabel reports whether a word is a task label of its own: capitals,
 // digits and dashes, with a capital (V1, VE-WEEKLY, AC-2).
 func isLabel(w string) bool {
@@ -216,6 +245,14 @@ func (t title) id(raw string) (id, rest string) {
 	if f := strings.Fields(raw); len(f) > 0 {
 		first = f[0]
 		rest = strings.TrimSpace(strings.TrimPrefix(raw, first))
+	}
+	// Emphasis the id opens ("**Step 1: [VERIFY] smoke check**") closes
+	// in the rest: it is dropped with the id's.
+	for _, m := range []string{"**", "__"} {
+		if strings.HasPrefix(first, m) && !strings.HasSuffix(first, m) && strings.Count(rest, m) == 1 {
+			i := strings.Index(rest, m)
+			rest = strings.TrimSpace(rest[:i] + rest[i+len(m):])
+		}
 	}
 	return cleanID(first), rest
 }
