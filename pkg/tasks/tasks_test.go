@@ -278,3 +278,34 @@ func TestStepLabelBeforeTag(t *testing.T) {
 		}
 	}
 }
+
+// TestTagInAnyCase: the tag in other cases, and its variants, are the tag
+// among the leading tags; MentionsTag finds every form of it, and nothing
+// else.
+func TestTagInAnyCase(t *testing.T) {
+	for _, tc := range []struct {
+		src    string
+		verify bool
+		kind   string
+	}{
+		{"- [ ] T032 [P] [Verify] 运行 `cd backend && go test ./...`\n", true, ""},
+		{"- [ ] [verify] Run unit tests: `./iw test unit`\n", true, ""},
+		{"- [ ] **T026** [Verify] fixture tests\n", true, ""},
+		{"- [ ] T1 [Verify:manual] look at the page\n", true, "manual"},
+		{"- [ ] T2 [VERIFIED] done before\n", false, ""},
+		{"- [ ] T3 Add [Verify] button\n", false, ""},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 || ts[0].Verify != tc.verify || ts[0].Kind != tc.kind {
+			t.Errorf("%q: %+v; want verify %v kind %q", tc.src, ts, tc.verify, tc.kind)
+		}
+	}
+	for s, want := range map[string]bool{
+		"[VERIFY] T1 x": true, "T1 [Verify] x": true, "[verify:e2e] x": true, "a [b] [VERIFY:AC]": true,
+		"[VERIFIED] x": false, "[VERIFY x": false, "VERIFY] x": false, "[[verify]": true, "": false, "[": false, "[VERIFY": false,
+	} {
+		if got := MentionsTag(s); got != want {
+			t.Errorf("MentionsTag(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

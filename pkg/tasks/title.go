@@ -264,19 +264,38 @@ func cleanID(w string) string {
 
 // verifyTag reports whether the leading tags hold [VERIFY] or a variant
 // [VERIFY:KIND], and the KIND. The tag in the title's prose ("Add
-// [VERIFY] task delegation") or in backticks is not the tag.
+// [VERIFY] task delegation") or in backticks is not the tag. Authors
+// write it in other cases too (`[Verify] 运行 \`go test ./...\``, a
+// `[verify]` list beside `[impl]` items): the same tag.
 func (t title) verifyTag() (bool, string) {
 	_, n := t.leading()
 	for _, w := range t.words()[:n] {
 		w = strings.Trim(w, "*_")
-		if w == "[VERIFY]" {
+		if strings.EqualFold(w, "[VERIFY]") {
 			return true, ""
 		}
-		if k, ok := strings.CutPrefix(w, "[VERIFY:"); ok {
-			return true, strings.TrimSuffix(k, "]")
+		if len(w) > len("[VERIFY:") && strings.EqualFold(w[:len("[VERIFY:")], "[VERIFY:") {
+			return true, strings.TrimSuffix(w[len("[VERIFY:"):], "]")
 		}
 	}
 	return false, ""
+}
+
+// MentionsTag reports whether s holds the tag in any case or variant
+// ("[VERIFY]", "[Verify]", "[VERIFY:TEST]"): a look before a parse, which
+// decides whether it is a task's tag.
+func MentionsTag(s string) bool {
+	const tag = "VERIFY"
+	for {
+		i := strings.IndexByte(s, '[')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+		if len(s) > len(tag) && strings.EqualFold(s[:len(tag)], tag) && (s[len(tag)] == ']' || s[len(tag)] == ':') {
+			return true
+		}
+	}
 }
 
 // verifyLabel reports whether the title's first word, or its first after

@@ -142,7 +142,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 // what is wrong, then let the stop through with it said.
 func unverifiable(in hookio.Input, again bool, what string) hookio.StopOutcome {
 	if in.HookEventName() == "TaskCompleted" {
-		if !strings.Contains(readSubject(in), "[VERIFY]") {
+		if !tasks.MentionsTag(readSubject(in)) {
 			return hookio.StopOutcome{}
 		}
 		return hookio.StopOutcome{Block: true, Reason: "[rodin] This task cannot be completed: " + what + "."}
@@ -457,7 +457,7 @@ func (s *Session) tickedSinceStart() []Item {
 // read as a task title.
 func (s *Session) completedTask(in hookio.Input) (Item, bool) {
 	subject, _, _ := in.Field("task_subject")
-	if !strings.Contains(subject, "[VERIFY]") {
+	if !tasks.MentionsTag(subject) {
 		return Item{}, false
 	}
 	desc, _, _ := in.Field("task_description")
