@@ -265,8 +265,8 @@ func cleanID(w string) string {
 // verifyTag reports whether the leading tags hold [VERIFY] or a variant
 // [VERIFY:KIND], and the KIND. The tag in the title's prose ("Add
 // [VERIFY] task delegation") or in backticks is not the tag. Authors
-// write it in other cases too (`[Verify] 运行 \`go test ./...\``, a
-// `[verify]` list beside `[impl]` items): the same tag.
+// write it in other cases too ("[Verify] 运行 go test", a "[verify]"
+// list beside "[impl]" items): the same tag.
 func (t title) verifyTag() (bool, string) {
 	_, n := t.leading()
 	for _, w := range t.words()[:n] {
