@@ -370,8 +370,23 @@ func tickProject(dir, sess string, dirs int, tasksText string, getenv func(strin
 // transcriptOf is the transcript of the session working in dir.
 func transcriptOf(dir string) string { return dir + ".transcript.jsonl" }
 
-func bashInput(cwd string) []byte {
-	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"tests"},"tool_response":{"stdout":"ok","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_9","duration_ms":1200}`, session, cwd))
+func bashInput(cwd string) []byte { return bashOutputInput(cwd, "ok") }
+
+// bashOutputInput is a Bash call's PostToolUse input with stdout as its
+// output.
+func bashOutputInput(cwd, stdout string) []byte {
+	return []byte(fmt.Sprintf(`{"session_id":%q,"transcript_path":"/tmp/t.jsonl","cwd":%q,"permission_mode":"acceptEdits","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"tests"},"tool_response":{"stdout":%q,"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_9","duration_ms":1200}`, session, cwd, stdout))
+}
+
+// longOutput is 30,000 characters of a test run's output, as much as
+// Claude Code's Bash tool keeps by default: what a command that prints
+// gives every Bash hook to read.
+func longOutput() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 30000; i++ {
+		fmt.Fprintf(&b, "ok  \texample.com/project/internal/pkg%04d\t0.%03ds\n", i, i%1000)
+	}
+	return b.String()[:30000]
 }
 
 func taskEditInput(sess, cwd, old, new string) []byte {
@@ -543,6 +558,7 @@ const (
 	hjV8    = "hooks.json (v8): Edit of a 120 KB task file, no box ticked (one parse)"
 	hjV9    = "hooks.json (v9): PostToolUse after a tick of a 120 KB task file"
 	hjV10   = "hooks.json (v10): tick with passing evidence after 2,000 commands"
+	hjV11   = "hooks.json (v11): Bash command recorded, 30,000 characters of output"
 	hjK1    = "hooks.json (k1): Write of a 10 KB artifact, its contract checked"
 	shFloor = "floor through /bin/sh -c"
 	oldA    = "0.1.0 (a): /bin/sh -c 'sh launcher hook posttooluse', source edit"
@@ -627,6 +643,7 @@ func cases(f *fixture) []hookCase {
 		{name: hjC, cmd: postEdit, stdin: postInput("plan", signal), home: f.home, before: resetSignal},
 		{name: hjD, cmd: pre, stdin: exitInput(f.sizes["10KB"], true, session+"-10KB"), home: f.home},
 		{name: hjV1, cmd: hook(`hooks.PostToolUse.#(matcher=="Bash").hooks.0`), stdin: bashInput(f.project), home: f.home},
+		{name: hjV11, cmd: hook(`hooks.PostToolUse.#(matcher=="Bash").hooks.0`), stdin: bashOutputInput(f.project, longOutput()), home: f.home},
 		{name: hjV2, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(session, f.project, "run it", "run it again"), home: f.home},
 		{name: hjV3, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(bigSession, f.big, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV6, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(hugeSession, f.huge, "- [ ] V1", "- [x] V1"), home: f.home},

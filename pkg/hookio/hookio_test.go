@@ -238,3 +238,40 @@ func TestObject(t *testing.T) {
 		t.Errorf("Object(x) error = %v", err)
 	}
 }
+
+// FuzzGetAsGjson: Get finds what gjson.Get finds, for every valid JSON
+// document and plain path (other paths go to gjson itself): the value's
+// type, raw text, string and number.
+func FuzzGetAsGjson(f *testing.F) {
+	for _, s := range []string{
+		`{"tool_response":{"stdout":"a\"b\\","interrupted":true},"duration_ms":12}`,
+		`{"a":{"b":1},"a":{"c":2}}`,
+		`{"a":"x","a":{"b":[1,2]},"a-b":null}`,
+		`{"a\u0062":{"c":"d"}, "ab" : { "c" : 7 } }`,
+		`[{"a":1}]`,
+		`{"a":[{"b":1}],"a":{"b":2}}`,
+		`{"tool_input":{"command":"ls"},"tool_response":{"backgroundTaskId":"b1","timedOutAfterMs":null}}`,
+	} {
+		for _, p := range []string{"~ab", "~a.b", "a", "a.b", "a.c", "ab.c", "a-b", "tool_response.interrupted", "tool_response.stdout", "duration_ms", "tool_response.timedOutAfterMs", "tool_response.backgroundTaskId", "a.0", "a.b.c"} {
+			f.Add(s, p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, js, path string) {
+		if !gjson.Valid(js) {
+			return
+		}
+		if len(path) > 0 && path[0] == '~' {
+			// Spelled in a few letters, so that most paths are plain ones.
+			b := []byte(path[1:])
+			for i := range b {
+				b[i] = "abc.1_-"[int(b[i])%7]
+			}
+			path = string(b)
+		}
+		got, want := NewInput([]byte(js)).Get(path), gjson.Get(js, path)
+		if got.Type != want.Type || got.Raw != want.Raw || got.Str != want.Str || got.Exists() != want.Exists() ||
+			got.Num != want.Num && !(got.Num != got.Num && want.Num != want.Num) {
+			t.Fatalf("Get(%q) in %q = %#v, gjson.Get = %#v", path, js, got, want)
+		}
+	})
+}

@@ -649,7 +649,9 @@ func AppendAgentLaunch(in hookio.Input, data string) {
 // a turn's end moved it: the backgrounded* fields of 2.1.295 and 2.1.330),
 // gets PostToolUse at launch: its outcome reaches no hook.
 func finishedExit(in hookio.Input) int {
-	res := in.Get("tool_response")
+	// Its fields found as hookio finds them: stdout, tens of kilobytes,
+	// is skipped at once, not read again at every field.
+	res, _, _ := in.Object("tool_response")
 	switch {
 	case res.Get("backgroundTaskId").String() != "" || res.Get("timedOutAfterMs").Exists() ||
 		res.Get("backgroundedByUser").Bool() || res.Get("backgroundedToDeliverMessage").Bool() ||
