@@ -984,7 +984,9 @@ func splitOperators(s string) (parts []string, ok bool) {
 }
 
 // split splits a command line outside quotes at && || ; | or, with
-// pipesOnly, at single | only; ok is false for an unclosed quote.
+// pipesOnly, at single | only; ok is false for an unclosed quote. A
+// backslash escapes the next character, as the shell reads it, except in
+// single quotes.
 func split(s string, pipesOnly bool) (parts []string, ok bool) {
 	var b strings.Builder
 	quote := byte(0)
@@ -992,6 +994,12 @@ func split(s string, pipesOnly bool) (parts []string, ok bool) {
 		c := s[i]
 		double := i+1 < len(s) && s[i+1] == c
 		switch {
+		case c == '\\' && quote != '\'' && i+1 < len(s):
+			// An escaped character, outside quotes or in double ones
+			// ("from ['\"]"): no quote or operator of the line.
+			b.WriteByte(c)
+			i++
+			c = s[i]
 		case quote != 0:
 			if c == quote {
 				quote = 0

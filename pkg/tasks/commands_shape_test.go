@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -313,6 +314,59 @@ func TestInDir(t *testing.T) {
 		dir, rest, ok := InDir(tc.c)
 		if dir != tc.dir || rest != tc.rest || ok != tc.ok {
 			t.Errorf("InDir(%q) = %q, %q, %v; want %q, %q, %v", tc.c, dir, rest, ok, tc.dir, tc.rest, tc.ok)
+		}
+	}
+}
+
+// TestCommandsCorpusNine: a search that must find nothing, said in more
+// ways (an aside after it, "must be empty", "returns no … matches"), and
+// one whose pattern escapes a quote inside double quotes.
+func TestCommandsCorpusNine(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []Command
+	}{
+		{"an aside after the clause", "- [ ] V1 [verify] Isolated: `grep -rn \"from ../media\" src/shop/` MUST return no matches (the shop MUST NOT import media).\n",
+			[]Command{{`grep -rn "from ../media" src/shop/; test $? -eq 1`, FromTitleCode}}},
+		{"the aside is the clause", "- [ ] V2 [verify] Run `grep -i \"log4j\" deps.txt` (expect empty)\n",
+			[]Command{{`grep -i "log4j" deps.txt; test $? -eq 1`, FromTitleCode}}},
+		{"must be empty", "- [ ] V3 [Verify] Run `grep -rn old-chart web/` — must be empty (no wrapper left)\n",
+			[]Command{{`grep -rn old-chart web/; test $? -eq 1`, FromTitleCode}}},
+		{"returns no … matches", "- [ ] V4 [verify] `rg -nF 'oldName' core/ cli/` returns no source-tree matches\n",
+			[]Command{{`rg -nF 'oldName' core/ cli/; test $? -eq 1`, FromTitleCode}}},
+		{"an escaped quote in double quotes", "- [ ] V5 [verify] `grep -rE \"from ['\\\"]\\\\.\\\\./media\" src/` must return no matches\n",
+			[]Command{{`grep -rE "from ['\"]\\.\\./media" src/; test $? -eq 1`, FromTitleCode}}},
+		{"an aside that denies is still aside", "- [ ] V6 [verify] `grep -n MIT LICENSE` (must not be empty)\n",
+			[]Command{{"grep -n MIT LICENSE", FromTitleCode}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkCommands(t, tc.src, tc.want) })
+	}
+}
+
+// TestManualCorpusNine: a section whose heading says its checks are a
+// person's makes its verification tasks that name no command a person's;
+// a browser, a physical device and a human reviewer are a person's too.
+func TestManualCorpusNine(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []bool
+	}{
+		{"## Manual Verification Tasks\n\n- [ ] [impl] [verify] Click the button and see the modal open\n- [ ] [verify] Run `make check`\n\n## Later\n\n- [ ] [verify] Check the logs are clean\n",
+			[]bool{true, false, false}},
+		{"# Plan\n\n## Human checkpoints\n\n- [ ] [verify] Pair the watch and confirm the timer shows\n\n### Notes\n\n- [ ] [verify] The sync recovers\n",
+			[]bool{true, true}},
+		{"## Update the manual\n\n- [ ] [verify] The install page is correct\n## Human resources API\n\n- [ ] [verify] Endpoints answer\n",
+			[]bool{false, false}},
+		{"- [ ] T1 [Verify] 启动后端，用浏览器验证页面\n- [ ] T2 [verify] Repeat on a physical device before release\n- [ ] T3 [verify] Deferred to human reviewer\n- [ ] T4 [verify] Open the page in the browser and check the form\n",
+			[]bool{true, true, true, true}},
+	} {
+		ts := Parse([]byte(tc.src))
+		var got []bool
+		for _, x := range ts {
+			got = append(got, x.Manual)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: manual %v, want %v", tc.src, got, tc.want)
 		}
 	}
 }

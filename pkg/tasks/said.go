@@ -127,7 +127,15 @@ func findsNothing(c, after string) bool {
 	// speaks of another time or case ("was 0 matches before", "no matches
 	// means the patch was lost", "fails if") says nothing of what the
 	// search must find now.
-	clause := strings.ToLower(after)
+	clause := strings.TrimSpace(strings.ToLower(after))
+	if inside, ok := strings.CutPrefix(clause, "("); ok {
+		// "`grep -i ox` (expect empty)": the aside right after it.
+		clause, _, _ = strings.Cut(inside, ")")
+	} else if i := strings.IndexByte(clause, '('); i >= 0 {
+		// "MUST return no matches (the module MUST NOT depend on …)": an
+		// aside later in the clause speaks of something else.
+		clause = clause[:i]
+	}
 	if i := strings.IndexAny(clause, ".;"); i >= 0 {
 		clause = clause[:i]
 	}
@@ -145,7 +153,8 @@ func findsNothing(c, after string) bool {
 		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing",
 		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
-		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1"} {
+		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1",
+		"returns no ", "return no ", "must be empty", "should be empty", "is empty", "expect empty", "be empty"} {
 		if strings.Contains(clause, p) {
 			return true
 		}

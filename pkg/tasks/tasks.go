@@ -12,6 +12,7 @@ package tasks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -203,6 +204,10 @@ func parseFile(src []byte) File {
 		return f
 	}
 	legend := false // the file says its [VERIFY] tasks are a person's checks
+	// The sections the walk is in, by heading level: whether each heading
+	// says its tasks are a person's ("## Manual Verification Tasks",
+	// "## Human checkpoints").
+	var personal [7]bool
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = bytesTrimBOM(src)
@@ -214,11 +219,19 @@ func parseFile(src []byte) File {
 		}
 		switch n := n.(type) {
 		case *ast.Heading:
-			if strings.EqualFold(strings.TrimSpace(plain(n, src)), "Quality Commands") {
+			heading := strings.TrimSpace(plain(n, src))
+			if strings.EqualFold(heading, "Quality Commands") {
 				f.Quality = append(f.Quality, qualitySection(n, src)...)
+			}
+			if l := min(max(n.Level, 1), 6); n.Parent() == root {
+				personal[l] = personHeading(heading)
+				clear(personal[l+1:])
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {
+				if t.Verify && t.Kind == "" && len(t.Commands) == 0 && !t.AC && slices.Contains(personal[:], true) {
+					t.Manual = true // a person's check by its section, naming no command
+				}
 				f.Tasks = append(f.Tasks, t)
 			} else if !legend && !isTaskItem(n) {
 				legend = manualLegend(plain(n, src))
@@ -378,6 +391,36 @@ func namesACs(prose string) bool {
 	return false
 }
 
+// personHeading reports whether a section's heading says its tasks are a
+// person's checks: "Manual Verification Tasks", "Human checkpoints",
+// "Manual QA", "Ручная проверка"; not "Update the manual" or "Human
+// resources API".
+func personHeading(h string) bool {
+	words := strings.Fields(strings.ToLower(h))
+	for i, w := range words {
+		if w = strings.Trim(w, ".,;:!?()*_#"); w != "manual" && w != "manually" && w != "human" && w != "person" {
+			continue
+		}
+		if i == 0 && len(words) == 1 {
+			return w != "human" && w != "person"
+		}
+		for _, next := range words[i+1 : min(i+3, len(words))] {
+			switch strings.Trim(next, ".,;:!?()*_") {
+			case "test", "tests", "testing", "check", "checks", "checkpoint", "checkpoints", "verification", "verifications",
+				"validation", "review", "qa", "e2e", "inspection", "tasks", "steps", "gate", "gates", "sign-off", "checklist":
+				return true
+			}
+		}
+	}
+	for _, p := range []string{"ручная проверка", "ручные проверки", "manuelle prüfung", "manuelle tests", "verificación manual",
+		"pruebas manuales", "verificação manual", "testes manuais", "手动验证", "人工验证", "手動テスト", "手動確認", "수동 테스트", "수동 검증"} {
+		if strings.Contains(h, p) || strings.Contains(strings.ToLower(h), p) {
+			return true
+		}
+	}
+	return false
+}
+
 // manual reports whether a person checks the task (said by its id, its
 // kind, its title or its text): when it names no command, only the user's
 // waiver ticks it, and no project check stands for it.
@@ -410,7 +453,11 @@ func manual(id, kind, title, text string) bool {
 		"go/no-go decision", "go / no-go decision", "go-no-go decision", "go/no-go:", "**go/no-go**",
 		// What a person looks at, not what a command checks (corpus five).
 		"visual regression", "visually", "by eye", "devtools", "accessibility validation", "accessibility check", "screen reader",
-		"on a real device", "on device", "emulator testing", "device testing",
+		"on a real device", "on device", "emulator testing", "device testing", "physical device", "physical hardware",
+		"on a physical", "on physical",
+		// A browser a person drives, and a reviewer's look (corpus nine).
+		"in browser", "in the browser", "in a browser", "浏览器", "chrome 插件", "ブラウザ", "브라우저",
+		"human reviewer", "deferred to human", "visual smoke", "visual check", "visual inspection",
 		// Screenshots, keyboard accessibility and sign-offs (corpus eight),
 		// in the languages task files are written in.
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
