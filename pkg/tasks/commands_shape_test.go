@@ -370,3 +370,30 @@ func TestManualCorpusNine(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectionNeedsQA: a task that asks for what is read in a command's
+// output (inspect it, compare it, confirm only …) needs a qa-engineer run
+// beside its commands, which pass whatever they print; a person's check
+// stays a person's, and a command checked by its exit status needs none.
+func TestInspectionNeedsQA(t *testing.T) {
+	for _, tc := range []struct {
+		src        string
+		qa, manual bool
+		cmds       []string
+	}{
+		{"- [ ] V1 [verify] Inspect the dependency tree: `mill show core.tree` — confirm only circe\n", true, false, []string{"mill show core.tree"}},
+		{"- [ ] V2 [verify] Logging audit. Run `grep -n logger src/` and inspect every match.\n", true, false, []string{"grep -n logger src/"}},
+		{"- [ ] V3 [verify] Exports: list every symbol and compare against the baseline (`git show main:src/index.ts`)\n", true, false, []string{"git show main:src/index.ts"}},
+		{"- [ ] V4 [Verify] Inspect the rendered page in the browser: the chart is drawn\n", false, true, nil},
+		{"- [ ] V5 [verify] Run `make check` and confirm it passes\n", false, false, []string{"make check"}},
+		{"- [ ] V6 [verify] Run `go test ./...` to confirm the inspector package works\n", false, false, []string{"go test ./..."}},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 {
+			t.Fatalf("%q: %d tasks", tc.src, len(ts))
+		}
+		if ts[0].AC != tc.qa || ts[0].Manual != tc.manual || !slices.Equal(ts[0].Runs(), tc.cmds) {
+			t.Errorf("%q: qa %v manual %v commands %q; want %v %v %q", tc.src, ts[0].AC, ts[0].Manual, ts[0].Runs(), tc.qa, tc.manual, tc.cmds)
+		}
+	}
+}

@@ -347,6 +347,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
+	if !t.Manual && inspects(lower) {
+		t.AC = true // what is read in the output: a qa-engineer judges it
+	}
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
@@ -377,6 +380,25 @@ func editorCommand(t title) bool {
 	_, n := t.leading()
 	w := t.words()
 	return n < len(w) && !strings.ContainsRune(w[n], codeMark) && ex(w[n])
+}
+
+// inspects reports whether a title's prose (lower case, code dropped) asks
+// for what someone reads in a command's output, not its exit status:
+// "Inspect the dependency tree: `mill show …` — confirm only circe", "run
+// `grep …` and inspect every match", "compare against the baseline (`git
+// show main:…`)". A command that prints what must be read passes whatever
+// it prints: such a task needs a qa-engineer's judgement too (corpus nine).
+func inspects(prose string) bool {
+	if strings.HasPrefix(strings.TrimLeft(prose, " *_"), "inspect ") {
+		return true
+	}
+	for _, p := range []string{"inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
+		"compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball"} {
+		if strings.Contains(prose, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesACs reports whether a title speaks of the acceptance criteria by
