@@ -798,6 +798,10 @@ func CommandLike(c string) bool {
 		// `branch_id = NULL`, `role IN ('admin')`: an expression of the
 		// prose (or of SQL), not a program and its arguments.
 		return false
+	case strings.Contains(w, "{") && strings.Contains(w, ",") && strings.Contains(w, "}") && len(f) == 1:
+		// `specs/010/{spec.md,plan.md}`: a list of files, said in the
+		// shell's braces, not a program.
+		return false
 	case strings.HasPrefix(w, "/") && !rootExists(w):
 		// `/api/public/playlists`: a URL's path, not a program.
 		return false

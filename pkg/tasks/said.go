@@ -143,8 +143,16 @@ func findsNothing(c, after string) bool {
 		clause = clause[:80]
 	}
 	clause = " " + clause + " "
+	// "no matches expected", "(no results expected)": what is expected is
+	// the nothing found, not another thing.
+	for _, e := range []string{"no matches expected", "no match expected", "no results expected", "no hits expected", "nothing expected", "empty expected"} {
+		clause = strings.ReplaceAll(clause, e, "no match")
+	}
 	for _, w := range []string{" not ", "n't ", "non-", "never", " if ", " means", " mean ", " before", " was ", " were ", " when ",
-		" unless", " otherwise", " expected", " fail", " should have", " else", " until"} {
+		" unless", " otherwise", " expected", " fail", " should have", " else", " until",
+		// Success said outright ("returns no error", "exits 0 with no match
+		// errors"): the search must find.
+		"error", "exits 0", "exit 0", "exit code 0", "exit status 0", "succeed", "success"} {
 		if strings.Contains(clause, w) {
 			return false
 		}
@@ -154,9 +162,23 @@ func findsNothing(c, after string) bool {
 		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
 		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1",
-		"returns no ", "return no ", "must be empty", "should be empty", "is empty", "expect empty", "be empty"} {
+		"must be empty", "should be empty", "is empty", "expect empty", "be empty",
+		"outputs nothing", "output nothing", "no output", "0 lines", "zero lines", "finds no ", "find no "} {
 		if strings.Contains(clause, p) {
 			return true
+		}
+	}
+	// "returns no Scala/BATS source-tree matches": no, then what a search
+	// finds within three words.
+	ws := strings.Fields(clause)
+	for i := 0; i+1 < len(ws); i++ {
+		if (ws[i] == "returns" || ws[i] == "return") && ws[i+1] == "no" {
+			for _, x := range ws[i+2 : min(i+5, len(ws))] {
+				switch strings.Trim(x, ".,;:!?()*_") {
+				case "match", "matches", "results", "hits", "lines", "occurrences", "output", "rows":
+					return true
+				}
+			}
 		}
 	}
 	return false
