@@ -104,7 +104,7 @@ func firstDiff(a, b []byte) int {
 }
 
 // readingVersion changes whenever the encoding below does.
-const readingVersion = 2
+const readingVersion = 3
 
 // AppendReading appends f in the form DecodeReading reads: a version, then
 // every field, strings and numbers as uvarints; a task's Text is kept as
@@ -137,7 +137,7 @@ func AppendReading(b []byte, f File) []byte {
 		str(t.Ref)
 		str(t.Title)
 		var flags byte
-		for i, v := range []bool{t.Checked, t.InProgress, t.Optional, t.Verify, t.AC, t.Manual} {
+		for i, v := range []bool{t.Checked, t.InProgress, t.Optional, t.Verify, t.AC, t.Manual, t.Inspect} {
 			if v {
 				flags |= 1 << i
 			}
@@ -244,7 +244,7 @@ func DecodeReading(b, src []byte) (File, error) {
 		flags := b[p]
 		p++
 		t.Checked, t.InProgress, t.Optional = flags&1 != 0, flags&2 != 0, flags&4 != 0
-		t.Verify, t.AC, t.Manual = flags&8 != 0, flags&16 != 0, flags&32 != 0
+		t.Verify, t.AC, t.Manual, t.Inspect = flags&8 != 0, flags&16 != 0, flags&32 != 0, flags&64 != 0
 		t.Line = num()
 		t.Kind = str()
 		t.Commands = cmds()

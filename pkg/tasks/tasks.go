@@ -74,6 +74,9 @@ type Task struct {
 	// [VERIFY:KIND]) among its leading tags.
 	Verify bool
 	Kind   string // the variant's KIND, "" for [VERIFY]
+	// Inspect is set for a task that asks for what is read in its
+	// commands' output (inspects): AC is set too, a qa-engineer judges it.
+	Inspect bool
 	// Commands are what a verification task runs, in order, each with the
 	// place it was read from. Empty means "the file's quality commands, or
 	// the project's" (or, for an AC task, only a qa-engineer run).
@@ -229,8 +232,10 @@ func parseFile(src []byte) File {
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {
-				if t.Verify && t.Kind == "" && len(t.Commands) == 0 && !t.AC && slices.Contains(personal[:], true) {
-					t.Manual = true // a person's check by its section, naming no command
+				if t.Verify && t.Kind == "" && len(t.Commands) == 0 && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
+					// A person's check by its section, naming no command:
+					// what they inspect is theirs, not a qa-engineer's.
+					t.Manual, t.AC, t.Inspect = true, false, false
 				}
 				f.Tasks = append(f.Tasks, t)
 			} else if !legend && !isTaskItem(n) {
@@ -347,8 +352,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
-	if !t.Manual && inspects(lower) {
-		t.AC = true // what is read in the output: a qa-engineer judges it
+	if !t.Manual && !t.AC && inspects(lower) {
+		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 	}
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are

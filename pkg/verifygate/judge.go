@@ -17,6 +17,7 @@ package verifygate
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -341,6 +342,12 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	}
 	add(t.Commands)
 	n.QA = t.AC
+	// What the task needed as the session began stays needed: a person, or
+	// the project's checks standing for a task that named no command, are
+	// not loosened by rewriting its words ("GO/NO-GO" dropped, a harmless
+	// command named, an inspection a qa-engineer makes) during the session,
+	// nor by renaming it.
+	manualAtStart, qualityAtStart := false, false
 	sns := s.snaps(file, t)
 	if len(sns) == 0 && t.Checked {
 		// A task new since the session began, ticked: it stands for the
@@ -356,13 +363,9 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 			}
 			add(cs)
 			n.QA = n.QA || sn.AC
+			manualAtStart = manualAtStart || sn.Manual
 		}
 	}
-	// What the task needed as the session began stays needed: a person, or
-	// the project's checks standing for a task that named no command, are
-	// not loosened by rewriting its words ("GO/NO-GO" dropped, a harmless
-	// command named) during the session.
-	manualAtStart, qualityAtStart := false, false
 	for _, sn := range sns {
 		manualAtStart = manualAtStart || sn.Manual
 		qualityAtStart = qualityAtStart || sn.Verify && len(sn.Commands) == 0 && !sn.AC && !sn.Manual
@@ -381,8 +384,9 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		n.QA = n.QA || sn.AC
 	}
 	switch {
-	case len(n.Commands) == 0 && !n.QA && t.Manual, keepStart && manualAtStart && !n.QA:
-		// A person checks it: no command of the project stands for that.
+	case len(n.Commands) == 0 && !n.QA && t.Manual, keepStart && manualAtStart:
+		// A person checks it: no command of the project stands for that,
+		// nor a qa-engineer's run when a person checked it at the start.
 		n.Manual = true
 	case len(n.Commands) == 0 && !n.QA, keepStart && qualityAtStart:
 		add(s.qualityOf(file))
@@ -582,6 +586,14 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 	if err != nil || s.Damaged > 0 {
 		return false
 	}
+	// A process a command left running (`cmd &`, nohup, setsid) writes
+	// where no transcript shows it, at any time after: any such command
+	// in the session sends the tick to the walk.
+	for i := range s.runs {
+		if s.runs[i].Kind == ledger.KindBash && (s.runs[i].Oversize || detaches(s.runs[i].Command)) {
+			return false
+		}
+	}
 	now := freshness.Now().UnixNano()
 	for _, w := range ws {
 		// A background task (a Bash call, a subagent) running since r, or
@@ -593,9 +605,81 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 	}
 	excused := func(p string) bool {
 		rel := project.Rel(s.Root, p)
-		return rel != "" && (project.MatchAny(s.Config.TaskFiles, rel) || project.MatchAny(s.Config.Ignore, rel))
+		if rel == "" || !project.MatchAny(s.Config.TaskFiles, rel) && !project.MatchAny(s.Config.Ignore, rel) {
+			return false
+		}
+		// Only the file itself: a link named like a task file (a symbolic
+		// one to a source file, or a second name of its inode) writes the
+		// source when it is edited.
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+		return links(fi) <= 1
 	}
 	return transcript.QuietBetween(c.Transcript, r.Tool, c.ToolUseID, excused, 150*time.Millisecond)
+}
+
+// detaches reports whether a command line can leave a process running
+// after it returns: a job put in the background (`&`, outside quotes, not
+// `&&` or a redirection's `2>&1`, `&>`), or a program that detaches one.
+func detaches(c string) bool {
+	if c == "" {
+		return false
+	}
+	quote := byte(0)
+	word := make([]byte, 0, 16)
+	detacher := func() bool {
+		switch string(word) {
+		case "nohup", "setsid", "disown", "daemonize", "start-stop-daemon", "systemd-run", "tmux", "screen", "at", "batch":
+			return true
+		}
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		ch := c[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else if ch == '\\' && quote == '"' {
+				i++
+			}
+			continue
+		case ch == '\\':
+			i++
+			continue
+		case ch == '\'' || ch == '"':
+			quote = ch
+			continue
+		case ch == '&':
+			next := byte(0)
+			if i+1 < len(c) {
+				next = c[i+1]
+			}
+			prev := byte(0)
+			if i > 0 {
+				prev = c[i-1]
+			}
+			switch {
+			case next == '&':
+				i++ // &&
+			case next == '>', prev == '>', prev == '<':
+				// &> file, 2>&1, <&3
+			default:
+				return true
+			}
+		}
+		if ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')' {
+			if detacher() {
+				return true
+			}
+			word = word[:0]
+			continue
+		}
+		word = append(word, ch)
+	}
+	return detacher()
 }
 
 // Item is a task of a file.
@@ -890,7 +974,7 @@ func oneLineTail(s string) string {
 }
 
 // fixRun says what to run for the verdicts: "To fix: run … , fix what
-// fails; have the acceptance criteria checked with …". The callers end it:
+// fails; have a rodin:qa-engineer judge it with …". The callers end it:
 // the edit gate with "then tick the box again", the stop hook with "or
 // untick the box".
 func (s *Session) fixRun(vs []Verdict) string {
@@ -937,7 +1021,7 @@ func (s *Session) fixRun(vs []Verdict) string {
 		if len(cmds) > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString("have the acceptance criteria checked with " + strings.Join(qa, ", "))
+		b.WriteString("have a rodin:qa-engineer judge it with " + strings.Join(qa, ", "))
 	}
 	if len(person) > 0 {
 		if len(cmds)+len(qa) > 0 {

@@ -99,3 +99,28 @@ func TestIndexedSnaps(t *testing.T) {
 		}
 	}
 }
+
+// TestDetaches: a command that can leave a process running after it
+// returns, and commands that cannot.
+func TestDetaches(t *testing.T) {
+	for c, want := range map[string]bool{
+		"(sleep 2; sed -i s/a/b/ x.go) >/dev/null 2>&1 &": true,
+		"npm run dev &":                    true,
+		"nohup ./server":                   true,
+		"setsid sh -c 'sleep 4; sed -i x'": true,
+		"make & make test":                 true,
+		"go test ./... 2>&1 | tail -5":     false,
+		"a && b || c":                      false,
+		"cmd &> out.log":                   false,
+		"echo 'a & b'":                     false,
+		`echo "x \" & y"`:                  false,
+		"grep -n screenshot docs/":         false,
+		"echo a\\&b":                       false,
+		"exec 3<&0":                        false,
+		"":                                 false,
+	} {
+		if got := detaches(c); got != want {
+			t.Errorf("detaches(%q) = %v, want %v", c, got, want)
+		}
+	}
+}

@@ -21,7 +21,9 @@ func QAPrompt(file string, t tasks.Task) string {
 		b.WriteString(body + "\n")
 	}
 	b.WriteString("\nRun its commands with `rodin verify " + t.ID + " " + file + "`.")
-	if t.AC {
+	if t.Inspect {
+		b.WriteString(" It asks for what is read in its commands' output, not only their exit status: read the output against the task's words, quote what shows each thing the task names, and pass only when the output shows all of it.")
+	} else if t.AC {
 		b.WriteString(" It checks acceptance criteria: read the requirements.md beside " + file + " (or the one the task names), judge every AC-* entry PASS, FAIL or SKIP with the evidence you found, in a table | AC | Description | Status | Evidence |, and say how many failed.")
 	}
 	b.WriteString(" Do not edit any file.\n")
