@@ -995,7 +995,14 @@ func (s *Session) fixRun(vs []Verdict) string {
 				dirs = append(dirs, d)
 			}
 		}
-		if needsCmd || v.NoCheck {
+		switch {
+		case (needsCmd || v.NoCheck) && v.File == TaskList:
+			// A task of Claude Code's task list is in no file rodin verify
+			// can read: its commands, as written.
+			for _, c := range v.Need.Commands {
+				cmds = append(cmds, "`"+c.Run+"`")
+			}
+		case needsCmd || v.NoCheck:
 			// Runnable as printed, from wherever the agent's shell is: the
 			// id quoted when the shell would read it otherwise ("#1"), the
 			// task file's path absolute.

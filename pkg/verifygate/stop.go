@@ -452,6 +452,10 @@ func (s *Session) tickedSinceStart() []Item {
 	return items
 }
 
+// TaskList stands for the file of a task of Claude Code's task list that
+// no task file holds.
+const TaskList = "(task list)"
+
 // completedTask is the verification task a TaskCompleted names: the task
 // file's task with the subject's ID when there is one, else the subject
 // read as a task title.
@@ -466,6 +470,10 @@ func (s *Session) completedTask(in hookio.Input) (Item, bool) {
 		return Item{}, false
 	}
 	t := parsed[0]
+	// The file's task of the subject's id; of several (repeated ids, the
+	// steps of a plan, tasks with no id), the one with the subject's
+	// title, else none: the subject is then judged as it reads.
+	var found []Item
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
@@ -473,12 +481,27 @@ func (s *Session) completedTask(in hookio.Input) (Item, bool) {
 		}
 		for _, ft := range tasks.Parse(b) {
 			if ft.ID == t.ID && s.IsVerification(rel, ft) {
-				return Item{File: rel, Task: ft}, true
+				found = append(found, Item{File: rel, Task: ft})
 			}
 		}
 	}
+	if len(found) == 1 && t.ID != "" {
+		return found[0], true
+	}
+	same := func(a, b string) bool {
+		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+	}
+	var titled []Item
+	for _, it := range found {
+		if same(it.Task.Title, t.Title) {
+			titled = append(titled, it)
+		}
+	}
+	if len(titled) == 1 {
+		return titled[0], true
+	}
 	t.Text += "\n" + desc
-	return Item{File: "(task list)", Task: t}, true
+	return Item{File: TaskList, Task: t}, true
 }
 
 // TakeBaseline records the task boxes and the configuration as the session
