@@ -560,7 +560,14 @@ func Evidential(c string) bool {
 // AppendBash adds the Bash call of in, a PostToolUse or
 // PostToolUseFailure input, to the session's record of runs in the data
 // directory: what it ran, from where, by which agent, and how it ended.
-func AppendBash(in hookio.Input, data string) {
+func AppendBash(in hookio.Input, data string) { AppendBashAbout(in, data, "") }
+
+// AppendBashAbout is AppendBash with what the command verified: for
+// `rodin verify ID FILE`, the sum of the task the id named when it ran
+// (kept as PromptSum), so that the run speaks for that task only, not for
+// another that takes its id later (a repeated id's position, a plan's
+// step renumbered by an edit).
+func AppendBashAbout(in hookio.Input, data, about string) {
 	session := in.SessionID()
 	if !hookio.ValidSessionID(session) || data == "" {
 		return
@@ -571,7 +578,7 @@ func AppendBash(in hookio.Input, data string) {
 	}
 	// The time is read from the clock files are stamped with, never from
 	// RODIN_NOW (the plan gate's test clock): it is compared with file times.
-	r := Run{Time: freshness.Now().UnixNano(), Kind: KindBash, Command: cmd, Cwd: in.Cwd()}
+	r := Run{Time: freshness.Now().UnixNano(), Kind: KindBash, Command: cmd, Cwd: in.Cwd(), PromptSum: about}
 	r.Agent, _, _ = in.Field("agent_id")
 	r.Type, _, _ = in.Field("agent_type")
 	r.Tool, _, _ = in.Field("tool_use_id")

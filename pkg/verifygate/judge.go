@@ -720,7 +720,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
-		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) {
+		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) && verifiedThis(r, file, t) {
 			return r, got
 		}
 	}
@@ -784,29 +784,8 @@ func (s *Session) lookWithin(cwd string) bool {
 // next): a path to a file called rodin (`.tools/rodin`) is another
 // program. A relative FILE is read from cwd, where the command ran.
 func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task) bool {
-	f, ok := shellWords(cmd)
-	if !ok || len(f) < 3 || f[0] != "rodin" || f[1] != "verify" {
-		return false
-	}
-	id, rest := "", f[2:]
-	fileArg := ""
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "--timeout" && i+1 < len(rest):
-			i++
-		case strings.HasPrefix(a, "--timeout="):
-		case strings.HasPrefix(a, "-"):
-			return false
-		case id == "":
-			id = a
-		case fileArg == "":
-			fileArg = a
-		default:
-			return false
-		}
-	}
-	if id != t.Ref {
+	id, fileArg, ok := verifyArgs(cmd)
+	if !ok || id != t.Ref {
 		return false
 	}
 	if fileArg != "" {
@@ -822,6 +801,45 @@ func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task) bool {
 		}
 	}
 	return true
+}
+
+// verifyArgs are the id and file of a `rodin verify ID [FILE] [--timeout
+// D]` command line ("" when it names no file); ok is false for any other.
+func verifyArgs(cmd string) (id, fileArg string, ok bool) {
+	f, ok := shellWords(cmd)
+	if !ok || len(f) < 3 || f[0] != "rodin" || f[1] != "verify" {
+		return "", "", false
+	}
+	rest := f[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--timeout" && i+1 < len(rest):
+			i++
+		case strings.HasPrefix(a, "--timeout="):
+		case strings.HasPrefix(a, "-"):
+			return "", "", false
+		case id == "":
+			id = a
+		case fileArg == "":
+			fileArg = a
+		default:
+			return "", "", false
+		}
+	}
+	return id, fileArg, id != ""
+}
+
+// verifiedThis reports whether a `rodin verify` run of t's ref verified t:
+// the task its id named when it ran (recorded then) is t as it stands. A
+// run recorded without it (an older rodin, or a file it could not read)
+// speaks for a task whose id is its own, not for one told apart by its
+// position ("Step#2", "@line7"), which an edit gives to another task.
+func verifiedThis(r *ledger.Run, file string, t tasks.Task) bool {
+	if r.PromptSum != "" {
+		return r.PromptSum == taskSum(file, t)
+	}
+	return !strings.Contains(t.Ref, "#") && !strings.HasPrefix(t.Ref, "@")
 }
 
 // shellWords splits a command into the words sh would pass, for commands

@@ -14,6 +14,8 @@ import (
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/messages"
 	"github.com/rodin-gate/rodin/pkg/planfile"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/sandbox"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 	"github.com/rodin-gate/rodin/pkg/transcript"
@@ -104,7 +106,61 @@ func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 // AppendRun adds the Bash call of in to the session's record of runs
 // (ledger.AppendBash).
 func AppendRun(in hookio.Input, getenv func(string) string) {
-	ledger.AppendBash(in, evidence.DataDir(getenv))
+	data := evidence.DataDir(getenv)
+	cmd, _, _ := in.Field("tool_input.command")
+	ledger.AppendBashAbout(in, data, verifiedTask(getenv, in.SessionID(), in.Cwd(), cmd))
+}
+
+// verifiedTask is, for a `rodin verify ID [FILE]` command, the sum of the
+// task the id names now (taskSum), "" for any other command or when it
+// names none: read after the command ran, before any later edit of the
+// file can give the id to another task.
+func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
+	id, fileArg, ok := verifyArgs(cmd)
+	if !ok {
+		return ""
+	}
+	s, err := Open(getenv, session, cwd)
+	if err != nil {
+		return ""
+	}
+	var files []string
+	if fileArg != "" {
+		p := fileArg
+		if !filepath.IsAbs(p) {
+			if cwd == "" {
+				cwd = s.Root
+			}
+			p = filepath.Join(cwd, p)
+		}
+		if rel := project.Rel(s.Root, p); rel != "" {
+			files = []string{rel}
+		}
+	} else {
+		files = project.TaskFiles(s.Root, s.Config)
+	}
+	sum := ""
+	for _, rel := range files {
+		b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks.Parse(b) {
+			if t.Ref == id {
+				if sum != "" {
+					return "" // the id in two files: none
+				}
+				sum = taskSum(rel, t)
+			}
+		}
+	}
+	return sum
+}
+
+// taskSum is what identifies a task for a `rodin verify` run of it: its
+// file, title and commands (not its box).
+func taskSum(file string, t tasks.Task) string {
+	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.Title + "\x00" + strings.Join(t.Runs(), "\x00"))
 }
 
 // RecordSkillShell records a skill's or command's inline shell command as
