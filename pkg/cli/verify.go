@@ -293,7 +293,7 @@ func runWaive(e *env, args []string) error {
 	if s.Data == "" {
 		return withHint(errors.New("rodin has no data directory to keep the waiver in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
 	}
-	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano(), By: "terminal"}
+	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.Ref, Title: t.Title, Reason: reason, Time: time.Now().UnixNano(), By: "terminal"}
 	if !fromTerminal(e.getenv, os.Stdin) {
 		w.By, w.Pending = "agent", true
 	}

@@ -372,9 +372,13 @@ func LoadBaseline(data, session string) (*Baseline, error) {
 // Waiver is a person's (or an agent's, in plain view) decision that a
 // verification task need not pass.
 type Waiver struct {
-	Root   string `json:"root"`
-	File   string `json:"file"` // relative to the root
-	Task   string `json:"task"`
+	Root string `json:"root"`
+	File string `json:"file"` // relative to the root
+	Task string `json:"task"` // the task's ref (its id, or the id and its place: Step#3)
+	// Title is the task's title when it was waived: a waiver is for that
+	// task, not for another an edit gives its ref to. Empty in waivers of
+	// older releases.
+	Title  string `json:"title,omitempty"`
 	Reason string `json:"reason"`
 	Time   int64  `json:"t"`
 	// By says who waived it: "prompt" (the user typed /rodin:waive in
@@ -434,8 +438,8 @@ func AddWaiver(data string, w Waiver) error {
 
 // Find is the waiver the user gave for a task, if any: a pending request
 // is not one.
-func Find(ws []Waiver, root, file, task string) *Waiver {
-	w := lookup(ws, root, file, task)
+func Find(ws []Waiver, root, file, task, title string) *Waiver {
+	w := lookup(ws, root, file, task, title)
 	if w == nil || w.Pending {
 		return nil
 	}
@@ -443,17 +447,17 @@ func Find(ws []Waiver, root, file, task string) *Waiver {
 }
 
 // FindPending is the agent's pending request to waive a task, if any.
-func FindPending(ws []Waiver, root, file, task string) *Waiver {
-	w := lookup(ws, root, file, task)
+func FindPending(ws []Waiver, root, file, task, title string) *Waiver {
+	w := lookup(ws, root, file, task, title)
 	if w == nil || !w.Pending {
 		return nil
 	}
 	return w
 }
 
-func lookup(ws []Waiver, root, file, task string) *Waiver {
+func lookup(ws []Waiver, root, file, task, title string) *Waiver {
 	for i := range ws {
-		if ws[i].Root == root && ws[i].File == file && strings.EqualFold(ws[i].Task, task) {
+		if ws[i].Root == root && ws[i].File == file && strings.EqualFold(ws[i].Task, task) && (ws[i].Title == "" || ws[i].Title == title) {
 			return &ws[i]
 		}
 	}

@@ -124,7 +124,7 @@ func (s *Session) waiver(file string, t tasks.Task) (given, asked *ledger.Waiver
 		s.waivers, _ = ledger.Waivers(s.Data) // unreadable: no waivers, the stricter reading
 		s.waiversRead = true
 	}
-	return ledger.Find(s.waivers, s.Root, file, t.ID), ledger.FindPending(s.waivers, s.Root, file, t.ID)
+	return ledger.Find(s.waivers, s.Root, file, t.Ref, t.Title), ledger.FindPending(s.waivers, s.Root, file, t.Ref, t.Title)
 }
 
 // Runs is the session's evidence, read once.

@@ -69,7 +69,7 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		if len(cmds) == 0 {
 			return say("Nothing was accepted: %s (%s) names no command now.", t.Name(), rel)
 		}
-		w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: "the user accepts its commands as they stand: " + strings.Join(shown, ", "),
+		w := ledger.Waiver{Root: s.Root, File: rel, Task: t.Ref, Title: t.Title, Reason: "the user accepts its commands as they stand: " + strings.Join(shown, ", "),
 			Time: time.Now().UnixNano(), By: "prompt", Commands: cmds}
 		if err := ledger.AddWaiver(s.Data, w); err != nil {
 			return say("Nothing was accepted: %v.", err)
@@ -81,13 +81,13 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		return say("Nothing was waived: %v.", err)
 	}
 	if reason == "" {
-		if p := ledger.FindPending(ws, s.Root, rel, t.ID); p != nil {
+		if p := ledger.FindPending(ws, s.Root, rel, t.Ref, t.Title); p != nil {
 			reason = p.Reason // the user confirms the agent's request
 		} else {
 			return say("Nothing was waived: give the reason after the task (`%s %s %s REASON`).", WaiveCommand, t.Ref, rel)
 		}
 	}
-	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.ID, Reason: reason, Time: time.Now().UnixNano(), By: "prompt"}
+	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.Ref, Title: t.Title, Reason: reason, Time: time.Now().UnixNano(), By: "prompt"}
 	if err := ledger.AddWaiver(s.Data, w); err != nil {
 		return say("Nothing was waived: %v.", err)
 	}
