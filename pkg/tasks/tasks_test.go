@@ -294,6 +294,11 @@ func TestTagInAnyCase(t *testing.T) {
 		{"- [ ] T1 [Verify:manual] look at the page\n", true, "manual"},
 		{"- [ ] T2 [VERIFIED] done before\n", false, ""},
 		{"- [ ] T3 Add [Verify] button\n", false, ""},
+		{"- [ ] T4 [VERIFY]: `go vet ./...`\n", true, ""},
+		{"- [ ] T5 [P][VERIFY] `go vet ./...`\n", true, ""},
+		{"- [ ] T6 [VERIFY][P] `go vet ./...`\n", true, ""},
+		{"- [ ] T7 [Verify: TEST] `go vet ./...`\n", true, "TEST"},
+		{"- [ ] T8 [P] add the [VERIFY] flag\n", false, ""},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 || ts[0].Verify != tc.verify || ts[0].Kind != tc.kind {
@@ -302,7 +307,7 @@ func TestTagInAnyCase(t *testing.T) {
 	}
 	for s, want := range map[string]bool{
 		"[VERIFY] T1 x": true, "T1 [Verify] x": true, "[verify:e2e] x": true, "a [b] [VERIFY:AC]": true,
-		"[VERIFIED] x": false, "[VERIFY x": false, "VERIFY] x": false, "[[verify]": true, "": false, "[": false, "[VERIFY": false,
+		"[VERIFIED] x": false, "[VERIFY x": false, "VERIFY] x": false, "1.4.3 VERIFY: lint": true, "[[verify]": true, "": false, "[": false, "[VERIFY": false,
 	} {
 		if got := MentionsTag(s); got != want {
 			t.Errorf("MentionsTag(%q) = %v, want %v", s, got, want)

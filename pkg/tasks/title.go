@@ -90,10 +90,27 @@ func (t *title) add(n ast.Node, src []byte, b *strings.Builder) {
 // words are the title's words outside code spans.
 func (t title) words() []string { return strings.Fields(t.text) }
 
-// isTag reports whether a word is a tag: [P], [US1], [VERIFY], [VERIFY:TEST].
-func isTag(w string) bool {
-	w = strings.Trim(w, "*_")
-	return len(w) > 2 && w[0] == '[' && w[len(w)-1] == ']' && !strings.ContainsAny(w[1:len(w)-1], "[] ")
+// isTag reports whether a word is a tag, or tags written together: [P],
+// [US1], [VERIFY], [VERIFY:TEST], [P][VERIFY], [VERIFY]: (a colon after).
+func isTag(w string) bool { return len(tagsOf(w)) > 0 }
+
+// tagsOf are the tags a word holds ("[P][VERIFY]" holds two), none when it
+// is no tag.
+func tagsOf(w string) []string {
+	w = strings.TrimSuffix(strings.Trim(w, "*_"), ":")
+	if len(w) <= 2 || w[0] != '[' || w[len(w)-1] != ']' {
+		return nil
+	}
+	parts := strings.Split(w[1:len(w)-1], "][")
+	for _, p := range parts {
+		if p == "" || strings.ContainsAny(p, "[] ") {
+			return nil
+		}
+	}
+	for i := range parts {
+		parts[i] = "[" + parts[i] + "]"
+	}
+	return parts
 }
 
 // leading are the index of the id among the words (-1 when there is none)
@@ -269,23 +286,34 @@ func cleanID(w string) string {
 // list beside "[impl]" items): the same tag.
 func (t title) verifyTag() (bool, string) {
 	_, n := t.leading()
-	for _, w := range t.words()[:n] {
-		w = strings.Trim(w, "*_")
-		if strings.EqualFold(w, "[VERIFY]") {
-			return true, ""
+	words := t.words()[:n]
+	for i, w := range words {
+		tags := tagsOf(w)
+		if len(tags) == 0 && strings.HasPrefix(strings.TrimLeft(w, "*_"), "[") {
+			// A bracketed note ("[Verify: TEST]"): its words as one.
+			k := tagWords(words, i)
+			tags = []string{strings.Trim(strings.Join(words[i:i+k], ""), "*_:")}
 		}
-		if len(w) > len("[VERIFY:") && strings.EqualFold(w[:len("[VERIFY:")], "[VERIFY:") {
-			return true, strings.TrimSuffix(w[len("[VERIFY:"):], "]")
+		for _, tag := range tags {
+			if strings.EqualFold(tag, "[VERIFY]") {
+				return true, ""
+			}
+			if len(tag) > len("[VERIFY:") && strings.EqualFold(tag[:len("[VERIFY:")], "[VERIFY:") {
+				return true, strings.TrimSpace(strings.TrimSuffix(tag[len("[VERIFY:"):], "]"))
+			}
 		}
 	}
 	return false, ""
 }
 
 // MentionsTag reports whether s holds the tag in any case or variant
-// ("[VERIFY]", "[Verify]", "[VERIFY:TEST]"): a look before a parse, which
-// decides whether it is a task's tag.
+// ("[VERIFY]", "[Verify]", "[VERIFY:TEST]", "VERIFY:"): a look before a
+// parse, which decides whether it is a task's tag.
 func MentionsTag(s string) bool {
 	const tag = "VERIFY"
+	if strings.Contains(s, "VERIFY:") {
+		return true // the label form ("1.4.3 VERIFY: …"), which the parse decides on
+	}
 	for {
 		i := strings.IndexByte(s, '[')
 		if i < 0 {
