@@ -396,11 +396,14 @@ func TestInspectionNeedsQA(t *testing.T) {
 		cmds       []string
 	}{
 		{"- [ ] V1 [verify] Inspect the dependency tree: `mill show core.tree` — confirm only circe\n", true, false, []string{"mill show core.tree"}},
-		{"- [ ] V2 [verify] Logging audit. Run `grep -n logger src/` and inspect every match.\n", true, false, []string{"grep -n logger src/"}},
+		{"- [ ] V2 [verify] Logging audit. Run `grep -n logger src/` and inspect every match.\n", true, false, []string{"grep -n logger src/; test $? -le 1"}},
 		{"- [ ] V3 [verify] Exports: list every symbol and compare against the baseline (`git show main:src/index.ts`)\n", true, false, []string{"git show main:src/index.ts"}},
 		{"- [ ] V4 [Verify] Inspect the rendered page in the browser: the chart is drawn\n", false, true, nil},
 		{"- [ ] V5 [verify] Run `make check` and confirm it passes\n", false, false, []string{"make check"}},
 		{"- [ ] V6 [verify] Run `go test ./...` to confirm the inspector package works\n", false, false, []string{"go test ./..."}},
+		{"- [ ] V7 [VERIFY] Dependency audit\n  - **Verify**: `sh deps.sh` — confirm only the standard library\n", true, false, []string{"sh deps.sh"}},
+		{"- [ ] V8 [verify] Run `grep -rn \"TODO\" src/` and inspect every match\n", true, false, []string{`grep -rn "TODO" src/; test $? -le 1`}},
+		{"- [ ] V9 [VERIFY] Containers\n  - **Verify**: `docker inspect web` exits 0\n", false, false, []string{"docker inspect web"}},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 {

@@ -101,11 +101,9 @@ func relativeDir(d string) bool {
 	return true
 }
 
-// findsNothing reports whether the words after a search (grep, rg, ag,
-// git grep: exit 1 when nothing matches, 2 on an error) say it must find
-// nothing: the check passes on exit 1. Only a search alone, not one piped
-// or chained, whose status the words do not speak of.
-func findsNothing(c, after string) bool {
+// loneSearch reports whether c is a search (grep, rg, ag, git grep: exit
+// 1 when nothing matches, 2 on an error) alone, not piped or chained.
+func loneSearch(c string) bool {
 	w := strings.Fields(c)
 	if len(w) < 2 {
 		return false
@@ -119,7 +117,16 @@ func findsNothing(c, after string) bool {
 	default:
 		return false
 	}
-	if parts, ok := splitOperators(c); !ok || len(parts) != 1 {
+	parts, ok := splitOperators(c)
+	return ok && len(parts) == 1
+}
+
+// findsNothing reports whether the words after a search (grep, rg, ag,
+// git grep: exit 1 when nothing matches, 2 on an error) say it must find
+// nothing: the check passes on exit 1. Only a search alone, not one piped
+// or chained, whose status the words do not speak of.
+func findsNothing(c, after string) bool {
+	if !loneSearch(c) {
 		return false
 	}
 	// The words of the clause right after the search, up to its end; a

@@ -352,8 +352,15 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
-	if !t.Manual && !t.AC && inspects(lower) {
+	if !t.Manual && !t.AC && (inspects(lower) || inspects(verifyLineProse(t.Text))) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
+		for i, c := range t.Commands {
+			if loneSearch(c.Run) {
+				// Its matches are read, not counted: none is no failure
+				// (exit 1), an error still is (2).
+				t.Commands[i].Run = c.Run + "; test $? -le 1"
+			}
+		}
 	}
 	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
 		// A person checks it: the steps (starting the thing they watch) are
@@ -385,6 +392,36 @@ func editorCommand(t title) bool {
 	_, n := t.leading()
 	w := t.words()
 	return n < len(w) && !strings.ContainsRune(w[n], codeMark) && ex(w[n])
+}
+
+// verifyLineProse is the prose of a task's Verify lines ("- **Verify**:
+// `sh deps.sh` — confirm only the standard library"), lower case, code
+// spans dropped: where a task may ask for what its output shows.
+func verifyLineProse(text string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.ToLower(text), "\n") {
+		l = strings.TrimLeft(strings.TrimSpace(l), "-*+ ")
+		l = strings.TrimLeft(l, "*_")
+		rest, ok := "", false
+		for _, label := range []string{"verify", "verification"} {
+			if r, found := strings.CutPrefix(l, label); found {
+				r = strings.TrimLeft(r, "*_ ")
+				if r, found = strings.CutPrefix(r, ":"); found {
+					rest, ok = strings.TrimLeft(r, "*_ "), true
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "`")
+		for i := 0; i < len(parts); i += 2 {
+			b.WriteString(parts[i])
+			b.WriteByte(' ')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // inspects reports whether a title's prose (lower case, code dropped) asks
