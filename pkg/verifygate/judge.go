@@ -788,19 +788,21 @@ func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task) bool {
 	if !ok || id != t.Ref {
 		return false
 	}
-	if fileArg != "" {
-		p := fileArg
-		if !filepath.IsAbs(p) {
-			if cwd == "" {
-				cwd = s.Root
-			}
-			p = filepath.Join(cwd, p)
+	return fileArg == "" || s.verifyFile(cwd, fileArg) == file
+}
+
+// verifyFile is the task file a `rodin verify` command names, relative to
+// the root: a relative FILE is read from cwd, where the command ran; ""
+// when it is outside the project.
+func (s *Session) verifyFile(cwd, fileArg string) string {
+	p := fileArg
+	if !filepath.IsAbs(p) {
+		if cwd == "" {
+			cwd = s.Root
 		}
-		if project.Rel(s.Root, p) != file {
-			return false
-		}
+		p = filepath.Join(cwd, p)
 	}
-	return true
+	return project.Rel(s.Root, p)
 }
 
 // verifyArgs are the id and file of a `rodin verify ID [FILE] [--timeout

@@ -126,14 +126,7 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 	}
 	var files []string
 	if fileArg != "" {
-		p := fileArg
-		if !filepath.IsAbs(p) {
-			if cwd == "" {
-				cwd = s.Root
-			}
-			p = filepath.Join(cwd, p)
-		}
-		if rel := project.Rel(s.Root, p); rel != "" {
+		if rel := s.verifyFile(cwd, fileArg); rel != "" {
 			files = []string{rel}
 		}
 	} else {
