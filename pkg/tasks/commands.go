@@ -223,7 +223,7 @@ func partOfEarlier(earlier []Command, c string) bool {
 // CannotFail reports whether every part of a command line (between && ||
 // ; | outside quotes) is a program that exits 0 whatever it is given, or
 // only shows what a person then reads: echo, printf, true, :, yes, pwd,
-// date, git status/log/branch/diff (without --exit-code or --quiet),
+// date, ls alone, git status/log/branch/diff (without --exit-code or --quiet),
 // docker stats/ps, top, htop, watch.
 func CannotFail(c string) bool {
 	parts, ok := splitOperators(c)
@@ -234,9 +234,10 @@ func CannotFail(c string) bool {
 		// By its name wherever it lives: `/bin/true` cannot fail either.
 		switch w := strings.Fields(p[strings.Index(p, FirstWord(p)):]); path.Base(FirstWord(p)) {
 		case "echo", "printf", "true", ":", "yes", "pwd", "date", "htop", "top", "watch":
-		case "bash", "sh", "zsh", "dash", "env":
+		case "bash", "sh", "zsh", "dash", "env", "ls":
 			// A shell given only options reads its (empty) input: `bash
-			// -n` checks no script. env alone shows the environment.
+			// -n` checks no script. env alone shows the environment, ls
+			// alone the directory (`ls x` fails when x is missing).
 			for _, a := range w[1:] {
 				if !strings.HasPrefix(a, "-") && !(w[0] == "env" && strings.Contains(a, "=")) {
 					return false
