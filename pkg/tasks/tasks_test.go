@@ -299,6 +299,8 @@ func TestTagInAnyCase(t *testing.T) {
 		{"- [ ] T6 [VERIFY][P] `go vet ./...`\n", true, ""},
 		{"- [ ] T7 [Verify: TEST] `go vet ./...`\n", true, "TEST"},
 		{"- [ ] T8 [P] add the [VERIFY] flag\n", false, ""},
+		{"- [ ] T9 \\[VERIFY\\] `go vet ./...`\n", true, ""},
+		{"- [ ] T10 [VERIFY ] `go vet ./...`\n", true, ""},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 || ts[0].Verify != tc.verify || ts[0].Kind != tc.kind {

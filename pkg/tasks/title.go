@@ -97,6 +97,8 @@ func isTag(w string) bool { return len(tagsOf(w)) > 0 }
 // tagsOf are the tags a word holds ("[P][VERIFY]" holds two), none when it
 // is no tag.
 func tagsOf(w string) []string {
+	// Brackets escaped as Markdown allows (\[VERIFY\]) render as brackets.
+	w = strings.NewReplacer(`\[`, "[", `\]`, "]").Replace(w)
 	w = strings.TrimSuffix(strings.Trim(w, "*_"), ":")
 	if len(w) <= 2 || w[0] != '[' || w[len(w)-1] != ']' {
 		return nil
