@@ -406,6 +406,7 @@ func TestInspectionNeedsQA(t *testing.T) {
 		{"- [ ] V7 [VERIFY] Dependency audit\n  - **Verify**: `sh deps.sh` — confirm only the standard library\n", true, false, []string{"sh deps.sh"}},
 		{"- [ ] V8 [verify] Run `grep -rn \"TODO\" src/` and inspect every match\n", true, false, []string{`grep -rn "TODO" src/; test $? -le 1`}},
 		{"- [ ] V9 [VERIFY] Containers\n  - **Verify**: `docker inspect web` exits 0\n", false, false, []string{"docker inspect web"}},
+		{"- [ ] V10 [verify] Run the new test file and confirm it fails for the expected reasons (red).\n", true, false, nil},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 {

@@ -435,7 +435,11 @@ func inspects(prose string) bool {
 		return true
 	}
 	for _, p := range []string{"inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
-		"compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball"} {
+		"compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball",
+		// A test-first step's failure, for the expected reason: the
+		// project's checks, which must pass, cannot stand for it.
+		"fails for the expected", "fail for the expected", "fails as expected", "fail as expected", "confirm it fails",
+		"confirm they fail", "verify it fails", "see it fail", "watch it fail"} {
 		if strings.Contains(prose, p) {
 			return true
 		}
