@@ -21,15 +21,15 @@ func write(t testing.TB, path, text string) {
 }
 
 // TestNewest: a change after a time is found, whatever its mtime says;
-// task files, ignored files, hidden directories and node_modules are not
-// changes.
+// task files, ignored files, logs (a dev server writes its own, unignored),
+// hidden directories and node_modules are not changes.
 func TestNewest(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "src", "a.go"), "package a")
 	write(t, filepath.Join(root, ".gitignore"), "# build output\ndist/\n*.log\n/coverage\n")
 	mid := time.Now()
 	time.Sleep(10 * time.Millisecond)
-	for _, p := range []string{"tasks.md", "dist/x.js", "out.log", "coverage/c.out", ".cache/k", "node_modules/m/i.js", "specs/s/.progress.md", "specs/s/tasks.md", "specs/t/tasks.md"} {
+	for _, p := range []string{"tasks.md", "dist/x.js", "out.log", "coverage/c.out", ".cache/k", "node_modules/m/i.js", "specs/s/.progress.md", "specs/s/tasks.md", "specs/t/tasks.md", "server.log"} {
 		write(t, filepath.Join(root, p), "x")
 	}
 	tree := project.NewTree(root, project.Defaults())
@@ -77,5 +77,25 @@ func BenchmarkNewest10k(b *testing.B) {
 		if Newest(tree, since)[0].Path != "" {
 			b.Fatal("a change in the future")
 		}
+	}
+}
+
+// TestNewestLeavesLogsOut: a log a program writes while it runs (a dev
+// server started in the background, logging into the project) is no change
+// of the code, .gitignore or not.
+func TestNewestLeavesLogsOut(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "src", "a.go"), "package a")
+	write(t, filepath.Join(root, "dev.log"), "started")
+	mid := time.Now()
+	time.Sleep(10 * time.Millisecond)
+	write(t, filepath.Join(root, "dev.log"), "started\nGET /")
+	tree := project.NewTree(root, project.Defaults())
+	if got := Newest(tree, []time.Time{mid}); got[0].Path != "" {
+		t.Fatalf("Newest found %q changed; only the log was", got[0].Path)
+	}
+	write(t, filepath.Join(root, "src", "a.go"), "package a // edited")
+	if got := Newest(tree, []time.Time{mid}); got[0].Path != "src/a.go" {
+		t.Fatalf("Newest = %+v, want src/a.go", got)
 	}
 }

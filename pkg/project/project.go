@@ -218,9 +218,10 @@ func (c Config) IsTaskFile(root, p string) bool {
 	return rel != "" && MatchAny(c.TaskFiles, rel)
 }
 
-// Tree walks the project's source tree: every regular file except those in
-// hidden directories (.git, .rodin, .venv …), node_modules, and what the
-// root .gitignore or the configuration's Ignore globs leave out. visit gets
+// Tree walks the project's source tree: every regular file except logs
+// (*.log), those in hidden directories (.git, .rodin, .venv …),
+// node_modules, and what the root .gitignore or the configuration's Ignore
+// globs leave out. visit gets
 // the relative path and the entry; returning fs.SkipAll stops the walk.
 type Tree struct {
 	Root   string
@@ -255,8 +256,8 @@ func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 			}
 			return visit(rel, d)
 		}
-		if !d.Type().IsRegular() || t.ignored(rel, false) {
-			return nil
+		if !d.Type().IsRegular() || strings.HasSuffix(name, ".log") || t.ignored(rel, false) {
+			return nil // a log is what a program writes, not code (a dev server's, while it runs)
 		}
 		return visit(rel, d)
 	})
