@@ -232,6 +232,21 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	return out
 }
 
+// hadKey reports whether the file held a task of this very key when the
+// session began: a task renamed into an id the file has (V2 written as a
+// second V1, V1#2) is new, and stands for the tasks gone since.
+func (s *Session) hadKey(file, key string) bool {
+	if s.Baseline == nil {
+		return true
+	}
+	for _, sn := range s.Baseline.Files[file] {
+		if sn.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // snapOfID reports whether a snap's key names a task of id: ID, ID#N, or a
 // place in the file (ID@lineN, @lineN for a task with no id).
 func snapOfID(key, id string) bool {
@@ -349,12 +364,13 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	// nor by renaming it.
 	manualAtStart, qualityAtStart := false, false
 	sns := s.snaps(file, t)
-	if len(sns) == 0 && t.Checked {
-		// A task new since the session began, ticked: it stands for the
-		// verification tasks of its file that were open then and are gone
-		// now (renamed to it, or removed while it was written), so that
-		// renaming V1 to V1a, rewriting its command and ticking it is
-		// judged as a tick of V1.
+	if (len(sns) == 0 || !s.hadKey(file, t.Key())) && t.Checked {
+		// A task new since the session began (its key is: a second V1 is
+		// V1#2), ticked: it stands for the verification tasks of its file
+		// that were open then and are gone now (renamed to it, or removed
+		// while it was written), so that renaming V1 to V1a, rewriting its
+		// command and ticking it is judged as a tick of V1, with what V1
+		// needed (its commands, a person, the project's checks).
 		for _, sn := range s.vanished(file) {
 			n.StandsFor = append(n.StandsFor, sn.Key)
 			cs := snapCommands(*sn)
@@ -364,6 +380,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 			add(cs)
 			n.QA = n.QA || sn.AC
 			manualAtStart = manualAtStart || sn.Manual
+			qualityAtStart = qualityAtStart || sn.Verify && len(sn.Commands) == 0 && !sn.AC && !sn.Manual
 		}
 	}
 	for _, sn := range sns {
@@ -621,23 +638,64 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 }
 
 // detaches reports whether a command line can leave a process running
-// after it returns: a job put in the background (`&`, outside quotes, not
-// `&&` or a redirection's `2>&1`, `&>`), or a program that detaches one.
+// after it returns: a job put in the background (`&`, not `&&` or a
+// redirection's `2>&1`, `&>`; also inside quotes, where `bash -c '… &'`
+// or `"$( … & )"` still runs it, unless a word goes on right after it, as
+// in a URL's `?a=1&b=2`), or a program that detaches one (by its name,
+// whatever its path: `/usr/bin/setsid`, `\setsid`). A script that
+// backgrounds a process, or a program that starts one itself, is not seen:
+// only Claude Code's sandbox ends those with their command
+// (docs/security.md).
 func detaches(c string) bool {
 	if c == "" {
 		return false
 	}
+	if strings.Contains(c, "docker") && (strings.Contains(c, " -d") || strings.Contains(c, "--detach")) {
+		return true // docker run -d, docker compose up -d
+	}
 	quote := byte(0)
 	word := make([]byte, 0, 16)
 	detacher := func() bool {
-		switch string(word) {
-		case "nohup", "setsid", "disown", "daemonize", "start-stop-daemon", "systemd-run", "tmux", "screen", "at", "batch":
+		w := string(word)
+		if i := strings.LastIndexByte(w, '/'); i >= 0 {
+			w = w[i+1:]
+		}
+		switch strings.TrimLeft(w, "\\") {
+		case "nohup", "setsid", "disown", "daemonize", "start-stop-daemon", "systemd-run", "tmux", "screen", "at", "batch",
+			"coproc", "crontab", "systemctl", "launchctl", "pm2", "forever":
 			return true
 		}
 		return false
 	}
 	for i := 0; i < len(c); i++ {
 		ch := c[i]
+		if ch == '\\' && quote == 0 && i+1 < len(c) {
+			i++ // an escaped character: a\&b is no job, \setsid still setsid
+			if c[i] != '&' {
+				word = append(word, c[i])
+			}
+			continue
+		}
+		if ch == '&' {
+			next, prev := byte(0), byte(0)
+			if i+1 < len(c) {
+				next = c[i+1]
+			}
+			if i > 0 {
+				prev = c[i-1]
+			}
+			switch {
+			case next == '&':
+				i++ // &&
+				ch = ' '
+			case next == '>', prev == '>', prev == '<':
+				// &> file, 2>&1, <&3
+			case quote == 0:
+				return true
+			case next == 0 || next == ' ' || next == '\t' || next == '\n' || next == ')' || next == ';' || next == quote:
+				return true // in quotes: a job put in the background by a shell the quoted text is given to
+			}
+		}
 		switch {
 		case quote != 0:
 			if ch == quote {
@@ -646,31 +704,11 @@ func detaches(c string) bool {
 				i++
 			}
 			continue
-		case ch == '\\':
-			i++
-			continue
 		case ch == '\'' || ch == '"':
 			quote = ch
 			continue
-		case ch == '&':
-			next := byte(0)
-			if i+1 < len(c) {
-				next = c[i+1]
-			}
-			prev := byte(0)
-			if i > 0 {
-				prev = c[i-1]
-			}
-			switch {
-			case next == '&':
-				i++ // &&
-			case next == '>', prev == '>', prev == '<':
-				// &> file, 2>&1, <&3
-			default:
-				return true
-			}
 		}
-		if ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')' {
+		if ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' || ch == '|' || ch == '&' || ch == '(' || ch == ')' || ch == '{' || ch == '}' {
 			if detacher() {
 				return true
 			}
@@ -720,7 +758,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
-		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) && verifiedThis(r, file, t) {
+		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) && s.verifiedThis(r, file, t) {
 			return r, got
 		}
 	}
@@ -833,13 +871,14 @@ func verifyArgs(cmd string) (id, fileArg string, ok bool) {
 }
 
 // verifiedThis reports whether a `rodin verify` run of t's ref verified t:
-// the task its id named when it ran (recorded then) is t as it stands. A
+// the task its id named when it ran, and what it ran for it (recorded
+// then), are t and what t needs as it stands. A
 // run recorded without it (an older rodin, or a file it could not read)
 // speaks for a task whose id is its own, not for one told apart by its
 // position ("Step#2", "@line7"), which an edit gives to another task.
-func verifiedThis(r *ledger.Run, file string, t tasks.Task) bool {
+func (s *Session) verifiedThis(r *ledger.Run, file string, t tasks.Task) bool {
 	if r.PromptSum != "" {
-		return r.PromptSum == taskSum(file, t)
+		return r.PromptSum == s.taskSum(file, t)
 	}
 	return !strings.Contains(t.Ref, "#") && !strings.HasPrefix(t.Ref, "@")
 }

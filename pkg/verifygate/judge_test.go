@@ -112,12 +112,21 @@ func TestDetaches(t *testing.T) {
 		"go test ./... 2>&1 | tail -5":     false,
 		"a && b || c":                      false,
 		"cmd &> out.log":                   false,
-		"echo 'a & b'":                     false,
-		`echo "x \" & y"`:                  false,
+		"echo 'a & b'":                     true, // in quotes, a word after: a false alarm, a walk
+		`echo "x \" & y"`:                  true,
 		"grep -n screenshot docs/":         false,
 		"echo a\\&b":                       false,
 		"exec 3<&0":                        false,
-		"":                                 false,
+		`echo "started $( (sleep 2; sed -i x y) >/dev/null 2>&1 & )"`: true,
+		"bash -c '(sleep 2; sed -i x y) >/dev/null 2>&1 &'":           true,
+		`eval "(sleep 2; sed -i x y) >/dev/null 2>&1 &"`:              true,
+		"coproc { sleep 2; sed -i x y; } >/dev/null 2>&1":             true,
+		"/usr/bin/setsid -f sh -c 'sleep 2'":                          true,
+		`\setsid -f sh -c 'sleep 2'`:                                  true,
+		"docker compose up -d":                                        true,
+		"curl -s 'http://localhost:3000/api?a=1&b=2'":                 false,
+		`grep -n "&amp;" index.html`:                                  false,
+		"":                                                            false,
 	} {
 		if got := detaches(c); got != want {
 			t.Errorf("detaches(%q) = %v, want %v", c, got, want)

@@ -143,7 +143,7 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 				if sum != "" {
 					return "" // the id in two files: none
 				}
-				sum = taskSum(rel, t)
+				sum = s.taskSum(rel, t)
 			}
 		}
 	}
@@ -151,9 +151,18 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 }
 
 // taskSum is what identifies a task for a `rodin verify` run of it: its
-// file, title and commands (not its box).
-func taskSum(file string, t tasks.Task) string {
-	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.Title + "\x00" + strings.Join(t.Runs(), "\x00"))
+// file, its title (not its box) and the commands rodin verify runs for it
+// (NeedOf as its tick is judged: a task new since the session began runs
+// those of the tasks gone from its file too). A run made before a task it
+// now stands for was gone ran less, and speaks for it no more.
+func (s *Session) taskSum(file string, t tasks.Task) string {
+	ticked := t
+	ticked.Checked = true
+	var runs []string
+	for _, c := range s.NeedOf(file, ticked).Commands {
+		runs = append(runs, Normalize(c.Run))
+	}
+	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.Title + "\x00" + strings.Join(runs, "\x00"))
 }
 
 // RecordSkillShell records a skill's or command's inline shell command as
