@@ -56,11 +56,11 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	var items []Item
 	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
-		it, ok := s.completedTask(in)
+		its, ok := s.completedTask(in)
 		if !ok {
 			return hookio.StopOutcome{}
 		}
-		items = []Item{it}
+		items = its
 	} else {
 		if s.Baseline == nil {
 			// No record of the boxes at the session's start (it could not
@@ -459,20 +459,22 @@ const TaskList = "(task list)"
 // completedTask is the verification task a TaskCompleted names: the task
 // file's task with the subject's ID when there is one, else the subject
 // read as a task title.
-func (s *Session) completedTask(in hookio.Input) (Item, bool) {
+func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 	subject, _, _ := in.Field("task_subject")
 	if !tasks.MentionsTag(subject) {
-		return Item{}, false
+		return nil, false
 	}
 	desc, _, _ := in.Field("task_description")
 	parsed := tasks.Parse([]byte("- [x] " + strings.ReplaceAll(subject, "\n", " ") + "\n"))
 	if len(parsed) == 0 {
-		return Item{}, false
+		return nil, false
 	}
 	t := parsed[0]
 	// The file's task of the subject's id; of several (repeated ids, the
-	// steps of a plan, tasks with no id), the one with the subject's
-	// title, else none: the subject is then judged as it reads.
+	// steps of a plan, tasks with no id), those with the subject's title
+	// (its code spans and a last colon aside: a subject often leaves the
+	// command out), else all of them: a completion that could be any of
+	// them is judged as each.
 	var found []Item
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
@@ -486,22 +488,36 @@ func (s *Session) completedTask(in hookio.Input) (Item, bool) {
 		}
 	}
 	if len(found) == 1 && t.ID != "" {
-		return found[0], true
-	}
-	same := func(a, b string) bool {
-		return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+		return found, true
 	}
 	var titled []Item
 	for _, it := range found {
-		if same(it.Task.Title, t.Title) {
+		if sameTitle(it.Task.Title, t.Title) {
 			titled = append(titled, it)
 		}
 	}
-	if len(titled) == 1 {
-		return titled[0], true
+	switch {
+	case len(titled) > 0:
+		return titled, true
+	case len(found) > 0 && t.ID != "":
+		return found, true
 	}
 	t.Text += "\n" + desc
-	return Item{File: TaskList, Task: t}, true
+	return []Item{{File: TaskList, Task: t}}, true
+}
+
+// sameTitle reports whether two titles are the same words, their code
+// spans and a last colon aside.
+func sameTitle(a, b string) bool {
+	words := func(s string) string {
+		parts := strings.Split(s, "`")
+		var b strings.Builder
+		for i := 0; i < len(parts); i += 2 {
+			b.WriteString(parts[i] + " ")
+		}
+		return strings.TrimRight(strings.Join(strings.Fields(b.String()), " "), ":.")
+	}
+	return words(a) == words(b)
 }
 
 // TakeBaseline records the task boxes and the configuration as the session
