@@ -360,15 +360,17 @@ func TestCommandsCorpusNine(t *testing.T) {
 }
 
 // TestManualCorpusNine: a section whose heading says its checks are a
-// person's makes its verification tasks that name no command a person's;
+// person's makes its verification tasks a person's (a command they name is
+// what the person runs to look);
 // a browser, a physical device and a human reviewer are a person's too.
 func TestManualCorpusNine(t *testing.T) {
 	for _, tc := range []struct {
 		src  string
 		want []bool
 	}{
-		{"## Manual Verification Tasks\n\n- [ ] [impl] [verify] Click the button and see the modal open\n- [ ] [verify] Run `make check`\n\n## Later\n\n- [ ] [verify] Check the logs are clean\n",
-			[]bool{true, false, false}},
+		{"## Manual Verification Tasks\n\n- [ ] [impl] [verify] Click the button and see the modal open\n- [ ] [verify] Run `make check` and look at the page\n\n## Later\n\n- [ ] [verify] Check the logs are clean\n",
+			[]bool{true, true, false}},
+		{"- [ ] T5 [verify] The product owner signs off on the copy\n", []bool{true}},
 		{"# Plan\n\n## Human checkpoints\n\n- [ ] [verify] Pair the watch and confirm the timer shows\n\n### Notes\n\n- [ ] [verify] The sync recovers\n",
 			[]bool{true, true}},
 		{"## Update the manual\n\n- [ ] [verify] The install page is correct\n## Human resources API\n\n- [ ] [verify] Endpoints answer\n",
@@ -407,6 +409,7 @@ func TestInspectionNeedsQA(t *testing.T) {
 		{"- [ ] V8 [verify] Run `grep -rn \"TODO\" src/` and inspect every match\n", true, false, []string{`grep -rn "TODO" src/; test $? -le 1`}},
 		{"- [ ] V9 [VERIFY] Containers\n  - **Verify**: `docker inspect web` exits 0\n", false, false, []string{"docker inspect web"}},
 		{"- [ ] V10 [verify] Run the new test file and confirm it fails for the expected reasons (red).\n", true, false, nil},
+		{"- [ ] V11 [verify] Run `grep -rn \"eval(\" src/` and review every match\n", true, false, []string{`grep -rn "eval(" src/; test $? -le 1`}},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 {

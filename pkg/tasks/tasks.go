@@ -232,10 +232,11 @@ func parseFile(src []byte) File {
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {
-				if t.Verify && t.Kind == "" && len(t.Commands) == 0 && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
-					// A person's check by its section, naming no command:
-					// what they inspect is theirs, not a qa-engineer's.
-					t.Manual, t.AC, t.Inspect = true, false, false
+				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
+					// A person's check by its section: what they inspect is
+					// theirs, not a qa-engineer's, and a command it names is
+					// what they run to look ("## Human checkpoints").
+					t.Manual, t.AC, t.Inspect, t.Commands = true, false, false, nil
 				}
 				f.Tasks = append(f.Tasks, t)
 			} else if !legend && !isTaskItem(n) {
@@ -436,6 +437,7 @@ func inspects(prose string) bool {
 	}
 	for _, p := range []string{"inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
 		"compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball",
+		"review every match", "review each match", "check each hit", "check every hit", "verify only the",
 		// A test-first step's failure, for the expected reason: the
 		// project's checks, which must pass, cannot stand for it.
 		"fails for the expected", "fail for the expected", "fails as expected", "fail as expected", "confirm it fails",
@@ -529,7 +531,7 @@ func manual(id, kind, title, text string) bool {
 		// Screenshots, keyboard accessibility and sign-offs (corpus eight),
 		// in the languages task files are written in.
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
-		"アクセシビリティ", "无障碍", "sign-off", "sign off",
+		"アクセシビリティ", "无障碍", "sign-off", "sign off", "signs off", "signed off",
 		// The same in the languages task files are written in (corpus six).
 		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
 		if strings.Contains(text, p) {
