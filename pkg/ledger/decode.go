@@ -149,7 +149,7 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 }
 
 // snapKeys are the keys rodin writes of a Snap, in decodeSnap's bit order.
-var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources"}
+var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title"}
 
 // decodeSnap reads one snap in one pass over its keys (a baseline holds
 // one per task, hundreds for a long task file): a key twice, or one of
@@ -187,6 +187,9 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 		case "sources":
 			bit = 1 << 6
 			s.Sources, ok = strsOf(f)
+		case "title":
+			bit = 1 << 7
+			s.Title, ok = strOf(f)
 		default:
 			for _, want := range snapKeys {
 				if strings.EqualFold(name, want) {

@@ -93,6 +93,8 @@ var baselineDocs = []string{
 	`{"t":1,"files":{"a":[{"commands":[1]}]}}`, `{"t":1,"files":{"a":[{"key":"V1","key":"V2"}]}}`, `[]`, `{`,
 	`{"t":1,"root":"/p","files":{"a":[{"key":"V3","verify":true,"manual":true}]}}`, `{"t":1,"files":{"a":[{"key":"V3","manual":"yes"}]}}`,
 	`{"t":1,"files":{"a":[{"key":"V3","Manual":true}]}}`,
+	`{"t":1,"files":{"a":[{"key":"Step#2","verify":true,"commands":["make"],"title":"2: [VERIFY] build"}]}}`,
+	`{"t":1,"files":{"a":[{"key":"Step#2","title":3}]}}`, `{"t":1,"files":{"a":[{"key":"Step#2","Title":"x"}]}}`,
 }
 
 func TestDecodeBaselineAsJSON(t *testing.T) {

@@ -316,6 +316,9 @@ type Snap struct {
 	Manual   bool     `json:"manual,omitempty"` // a person checks it (tasks.Task.Manual)
 	Commands []string `json:"commands,omitempty"`
 	Sources  []string `json:"sources,omitempty"` // where each command was read
+	// Title tells apart tasks whose key is their place (Step#3, @line7),
+	// which a task added above them changes.
+	Title string `json:"title,omitempty"`
 }
 
 // Baseline is what the verify gate took at session start: the project, its

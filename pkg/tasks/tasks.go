@@ -619,23 +619,50 @@ func lineOf(starts []int, off int) int {
 // key. A task whose key repeats is matched by its position among those
 // with that key.
 func Ticked(prev, next []Task) []Task {
+	// A task told apart by its place (Step#3, @line7) takes another key
+	// when a task is added or removed above it (or its id gains a twin):
+	// it is paired with the checked tasks of its id, title and commands
+	// instead, so
+	// that a checked step moved down by a new one is no tick (the honest
+	// agent's, or the user's, added step).
+	group := func(t Task) string { return t.ID + "\x00" + t.Title + "\x00" + strings.Join(t.Runs(), "\x00") }
 	was := make(map[string][]bool, len(prev))
+	checkedByTitle := map[string]int{}
 	for _, t := range prev {
 		was[t.Key()] = append(was[t.Key()], t.Checked)
+		if t.Checked {
+			checkedByTitle[group(t)]++
+		}
 	}
 	seen := make(map[string]int, len(next))
 	var out []Task
 	for _, t := range next {
-		k := t.Key()
-		i := seen[k]
-		seen[k]++
-		before := i < len(was[k]) && was[k][i]
-		if t.Checked && !before {
+		if !Positional(t.Ref) {
+			k := t.Key()
+			i := seen[k]
+			seen[k]++
+			if i < len(was[k]) {
+				if t.Checked && !was[k][i] {
+					out = append(out, t)
+				}
+				continue
+			}
+		}
+		switch g := group(t); {
+		case !t.Checked:
+		case checkedByTitle[g] > 0:
+			checkedByTitle[g]--
+		default:
 			out = append(out, t)
 		}
 	}
 	return out
 }
+
+// Positional reports whether a ref tells its task apart by its place in
+// the file (an id repeated, Step#3; no id, @line7): a task added or removed
+// above it changes it.
+func Positional(ref string) bool { return strings.Contains(ref, "#") || strings.HasPrefix(ref, "@") }
 
 func bytesTrimBOM(b []byte) []byte {
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {

@@ -316,3 +316,32 @@ func TestTagInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestTickedPositional: a step added above checked steps, or a task with no
+// id moved down a line, is no tick of the steps it moves; a step ticked
+// is, and so is one whose words were swapped with a checked one's.
+func TestTickedPositional(t *testing.T) {
+	for _, tc := range []struct {
+		prev, next string
+		want       []string
+	}{
+		{"- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n",
+			"- [ ] **Step 0: write it**\n- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n", nil},
+		{"- [x] [verify] build: `make`\n- [ ] [verify] test: `make test`\n",
+			"- [ ] [verify] lint: `make lint`\n- [x] [verify] build: `make`\n- [ ] [verify] test: `make test`\n", nil},
+		{"- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n",
+			"- [x] **Step 1: [VERIFY] build**: `make`\n- [x] **Step 2: [VERIFY] test**: `make test`\n", []string{"Step#2"}},
+		{"- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n",
+			"- [x] **Step 1: [VERIFY] lint**: `make lint`\n- [x] **Step 2: [VERIFY] build**: `make test`\n", []string{"Step#1", "Step#2"}},
+		{"- [x] **Step 1: [VERIFY] build**: `make`\n",
+			"- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n", nil},
+	} {
+		var got []string
+		for _, x := range Ticked(Parse([]byte(tc.prev)), Parse([]byte(tc.next))) {
+			got = append(got, x.Ref)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q -> %q: ticked %q, want %q", tc.prev, tc.next, got, tc.want)
+		}
+	}
+}

@@ -215,6 +215,20 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		return nil
 	}
 	fs := s.Baseline.Files[file]
+	if tasks.Positional(t.Ref) && t.Title != "" {
+		// A task told apart by its place: the one of its id and title, when
+		// one is (a step added above it moved it to another place).
+		var match *ledger.Snap
+		n := 0
+		for i := range fs {
+			if fs[i].Title == t.Title && snapOfID(fs[i].Key, t.ID) {
+				match, n = &fs[i], n+1
+			}
+		}
+		if n == 1 {
+			return []*ledger.Snap{match}
+		}
+	}
 	if len(fs) > 64 {
 		return s.indexedSnaps(file, fs, t)
 	}

@@ -552,6 +552,9 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		}
 		for _, t := range f.Tasks {
 			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Manual: t.Manual}
+			if tasks.Positional(t.Ref) {
+				sn.Title = t.Title
+			}
 			for _, c := range t.Commands {
 				sn.Commands = append(sn.Commands, c.Run)
 				sn.Sources = append(sn.Sources, string(c.Source))
