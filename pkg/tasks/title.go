@@ -91,24 +91,46 @@ func (t *title) add(n ast.Node, src []byte, b *strings.Builder) {
 func (t title) words() []string { return strings.Fields(t.text) }
 
 // isTag reports whether a word is a tag, or tags written together: [P],
-// [US1], [VERIFY], [VERIFY:TEST], [P][VERIFY], [VERIFY]: (a colon after).
-func isTag(w string) bool { return len(tagsOf(w)) > 0 }
+// [US1], [VERIFY], [VERIFY:TEST], [P][VERIFY], [VERIFY]: (a colon after),
+// \[VERIFY\] (brackets escaped). It allocates nothing: leading asks it of
+// most words of every title.
+func isTag(w string) bool {
+	inner, ok := tagInner(w)
+	if !ok {
+		return false
+	}
+	for inner != "" {
+		part, rest, more := strings.Cut(inner, "][")
+		if part == "" || strings.ContainsAny(part, "[] ") || more && rest == "" {
+			return false
+		}
+		inner = rest
+	}
+	return true
+}
+
+// tagInner is a tag word without its emphasis, a colon after it, and its
+// outer brackets ("P][VERIFY" of "[P][VERIFY]:").
+func tagInner(w string) (string, bool) {
+	if strings.IndexByte(w, '\\') >= 0 {
+		// Brackets escaped as Markdown allows render as brackets.
+		w = strings.ReplaceAll(strings.ReplaceAll(w, `\[`, "["), `\]`, "]")
+	}
+	w = strings.TrimSuffix(strings.Trim(w, "*_"), ":")
+	if len(w) <= 2 || w[0] != '[' || w[len(w)-1] != ']' {
+		return "", false
+	}
+	return w[1 : len(w)-1], true
+}
 
 // tagsOf are the tags a word holds ("[P][VERIFY]" holds two), none when it
 // is no tag.
 func tagsOf(w string) []string {
-	// Brackets escaped as Markdown allows (\[VERIFY\]) render as brackets.
-	w = strings.NewReplacer(`\[`, "[", `\]`, "]").Replace(w)
-	w = strings.TrimSuffix(strings.Trim(w, "*_"), ":")
-	if len(w) <= 2 || w[0] != '[' || w[len(w)-1] != ']' {
+	if !isTag(w) {
 		return nil
 	}
-	parts := strings.Split(w[1:len(w)-1], "][")
-	for _, p := range parts {
-		if p == "" || strings.ContainsAny(p, "[] ") {
-			return nil
-		}
-	}
+	inner, _ := tagInner(w)
+	parts := strings.Split(inner, "][")
 	for i := range parts {
 		parts[i] = "[" + parts[i] + "]"
 	}
