@@ -104,7 +104,7 @@ func firstDiff(a, b []byte) int {
 }
 
 // readingVersion changes whenever the encoding below does.
-const readingVersion = 3
+const readingVersion = 4
 
 // AppendReading appends f in the form DecodeReading reads: a version, then
 // every field, strings and numbers as uvarints; a task's Text is kept as
@@ -147,6 +147,7 @@ func AppendReading(b []byte, f File) []byte {
 		str(t.Kind)
 		cmds(t.Commands)
 		str(t.Prose)
+		str(t.Section)
 		num(t.mark)
 		num(t.start)
 		num(t.stop)
@@ -249,6 +250,7 @@ func DecodeReading(b, src []byte) (File, error) {
 		t.Kind = str()
 		t.Commands = cmds()
 		t.Prose = str()
+		t.Section = str()
 		t.mark, t.start, t.stop = num(), num(), num()
 		if bad || t.start < 0 || t.start > t.stop || t.stop > len(src) || t.mark >= len(src) {
 			return File{}, errReading

@@ -77,6 +77,9 @@ type Task struct {
 	// Inspect is set for a task that asks for what is read in its
 	// commands' output (inspects): AC is set too, a qa-engineer judges it.
 	Inspect bool
+	// Section is the heading the task stands under ("Phase 2"): what tells
+	// apart tasks that read the same (a quality checkpoint per phase).
+	Section string
 	// Commands are what a verification task runs, in order, each with the
 	// place it was read from. Empty means "the file's quality commands, or
 	// the project's" (or, for an AC task, only a qa-engineer run).
@@ -211,6 +214,7 @@ func parseFile(src []byte) File {
 	// says its tasks are a person's ("## Manual Verification Tasks",
 	// "## Human checkpoints").
 	var personal [7]bool
+	section := "" // the last heading's text
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = bytesTrimBOM(src)
@@ -229,9 +233,11 @@ func parseFile(src []byte) File {
 			if l := min(max(n.Level, 1), 6); n.Parent() == root {
 				personal[l] = personHeading(heading)
 				clear(personal[l+1:])
+				section = heading
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {
+				t.Section = section
 				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
 					// A person's check by its section: what they inspect is
 					// theirs, not a qa-engineer's, and a command it names is
@@ -625,7 +631,7 @@ func Ticked(prev, next []Task) []Task {
 	// instead, so
 	// that a checked step moved down by a new one is no tick (the honest
 	// agent's, or the user's, added step).
-	group := func(t Task) string { return t.ID + "\x00" + t.Title + "\x00" + strings.Join(t.Runs(), "\x00") }
+	group := func(t Task) string { return t.PlaceFree() + "\x00" + strings.Join(t.Runs(), "\x00") }
 	was := make(map[string][]bool, len(prev))
 	checkedByTitle := map[string]int{}
 	for _, t := range prev {
@@ -657,6 +663,17 @@ func Ticked(prev, next []Task) []Task {
 		}
 	}
 	return out
+}
+
+// PlaceFree is what tells a task apart without its place: its id, its
+// title without a step's number ("3: [VERIFY] unit tests pass" is the same
+// step renumbered), and the heading it stands under.
+func (t Task) PlaceFree() string {
+	title := t.Title
+	if first, rest, ok := strings.Cut(title, " "); ok && isStepNumber(first) {
+		title = rest
+	}
+	return t.ID + "\x00" + title + "\x00" + t.Section
 }
 
 // Positional reports whether a ref tells its task apart by its place in

@@ -335,6 +335,13 @@ func TestTickedPositional(t *testing.T) {
 			"- [x] **Step 1: [VERIFY] lint**: `make lint`\n- [x] **Step 2: [VERIFY] build**: `make test`\n", []string{"Step#1", "Step#2"}},
 		{"- [x] **Step 1: [VERIFY] build**: `make`\n",
 			"- [x] **Step 1: [VERIFY] build**: `make`\n- [ ] **Step 2: [VERIFY] test**: `make test`\n", nil},
+		// A step added and the rest renumbered: the checked one is no tick.
+		{"- [x] **Step 1: write**\n- [x] **Step 2: [VERIFY] unit tests pass**: `make test`\n",
+			"- [x] **Step 1: write**\n- [ ] **Step 2: wire the flag**\n- [x] **Step 3: [VERIFY] unit tests pass**: `make test`\n", nil},
+		// The same checkpoint in three phases: one checked deleted, another
+		// ticked, is a tick.
+		{"## Phase 1\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 2\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 3\n\n- [ ] VC [VERIFY] checkpoint: `make test`\n",
+			"## Phase 1\n\n## Phase 2\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 3\n\n- [x] VC [VERIFY] checkpoint: `make test`\n", []string{"VC#2"}},
 	} {
 		var got []string
 		for _, x := range Ticked(Parse([]byte(tc.prev)), Parse([]byte(tc.next))) {

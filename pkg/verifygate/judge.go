@@ -215,13 +215,13 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		return nil
 	}
 	fs := s.Baseline.Files[file]
-	if tasks.Positional(t.Ref) && t.Title != "" {
-		// A task told apart by its place: the one of its id and title, when
-		// one is (a step added above it moved it to another place).
+	if tasks.Positional(t.Ref) {
+		// A task told apart by its place: the one of its id, title and
+		// section, when one is (a step added above it moved it, renumbered).
 		var match *ledger.Snap
 		n := 0
 		for i := range fs {
-			if fs[i].Title == t.Title && snapOfID(fs[i].Key, t.ID) {
+			if fs[i].Title == t.PlaceFree() && snapOfID(fs[i].Key, t.ID) {
 				match, n = &fs[i], n+1
 			}
 		}
@@ -246,15 +246,19 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	return out
 }
 
-// hadKey reports whether the file held a task of this very key when the
-// session began: a task renamed into an id the file has (V2 written as a
-// second V1, V1#2) is new, and stands for the tasks gone since.
-func (s *Session) hadKey(file, key string) bool {
+// hadTask reports whether the file held this task when the session began:
+// a task renamed into an id the file has (V2 written as a second V1, V1#2),
+// or written at a step's place with other words, is new, and stands for
+// the tasks gone since.
+func (s *Session) hadTask(file string, t tasks.Task) bool {
 	if s.Baseline == nil {
 		return true
 	}
 	for _, sn := range s.Baseline.Files[file] {
-		if sn.Key == key {
+		// A task told apart by its place is known by its words (a new
+		// step can take an old one's place, Step#2); another by its key.
+		if tasks.Positional(t.Ref) && sn.Title != "" && sn.Title == t.PlaceFree() && snapOfID(sn.Key, t.ID) ||
+			!tasks.Positional(t.Ref) && sn.Key == t.Key() {
 			return true
 		}
 	}
@@ -378,7 +382,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	// nor by renaming it.
 	manualAtStart, qualityAtStart := false, false
 	sns := s.snaps(file, t)
-	if (len(sns) == 0 || !s.hadKey(file, t.Key())) && t.Checked {
+	if (len(sns) == 0 || !s.hadTask(file, t)) && t.Checked {
 		// A task new since the session began (its key is: a second V1 is
 		// V1#2), ticked: it stands for the verification tasks of its file
 		// that were open then and are gone now (renamed to it, or removed
@@ -667,6 +671,9 @@ func detaches(c string) bool {
 	if strings.Contains(c, "docker") && (strings.Contains(c, " -d") || strings.Contains(c, "--detach")) {
 		return true // docker run -d, docker compose up -d
 	}
+	if strings.Contains(c, "<(") || strings.Contains(c, ">(") {
+		return true // a process substitution, which the shell does not wait for
+	}
 	quote := byte(0)
 	word := make([]byte, 0, 16)
 	detacher := func() bool {
@@ -716,6 +723,16 @@ func detaches(c string) bool {
 				quote = 0
 			} else if ch == '\\' && quote == '"' {
 				i++
+			} else if ch == ' ' || ch == '\t' || ch == '\n' || ch == ';' {
+				// Words in quotes too: `bash -c 'nohup ./server'`; only the
+				// ones no sentence uses (a commit message says "at").
+				switch string(word) {
+				case "nohup", "setsid", "disown", "coproc", "daemonize", "systemd-run", "start-stop-daemon":
+					return true
+				}
+				word = word[:0]
+			} else {
+				word = append(word, ch) // "setsid" is setsid
 			}
 			continue
 		case ch == '\'' || ch == '"':

@@ -126,7 +126,12 @@ func TestDetaches(t *testing.T) {
 		"docker compose up -d":                                        true,
 		"curl -s 'http://localhost:3000/api?a=1&b=2'":                 false,
 		`grep -n "&amp;" index.html`:                                  false,
-		"":                                                            false,
+		`: <(sleep 2; sed -i s/a/b/ x.go)`:                            true,
+		`echo hi > >(sleep 2; sed -i s/a/b/ x.go)`:                    true,
+		`"setsid" -f sh -c 'sleep 2'`:                                 true,
+		"bash -c 'nohup ./server'":                                    true,
+		`git commit -m "fix the crash at startup in batch mode"`:      false,
+		"": false,
 	} {
 		if got := detaches(c); got != want {
 			t.Errorf("detaches(%q) = %v, want %v", c, got, want)

@@ -475,17 +475,28 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 	// (its code spans and a last colon aside: a subject often leaves the
 	// command out), else all of them: a completion that could be any of
 	// them is judged as each.
-	var found []Item
+	var found, byRef, byTitle []Item
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
 			continue
 		}
 		for _, ft := range tasks.Parse(b) {
-			if ft.ID == t.ID && s.IsVerification(rel, ft) {
+			if !s.IsVerification(rel, ft) {
+				continue
+			}
+			switch {
+			case ft.ID == t.ID:
 				found = append(found, Item{File: rel, Task: ft})
+			case strings.EqualFold(ft.Ref, t.ID):
+				byRef = append(byRef, Item{File: rel, Task: ft}) // rodin's own ref ("Step#2 …")
+			case sameTitle(ft.Title, t.Title) || sameTitle(ft.Name(), subject):
+				byTitle = append(byTitle, Item{File: rel, Task: ft}) // another id, or none
 			}
 		}
+	}
+	if len(byRef) > 0 {
+		return byRef, true
 	}
 	if len(found) == 1 && t.ID != "" {
 		return found, true
@@ -501,6 +512,10 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		return titled, true
 	case len(found) > 0 && t.ID != "":
 		return found, true
+	case len(byTitle) > 0:
+		// The subject names a file's task by its words under another id
+		// (or none): that task is judged, not the subject alone.
+		return byTitle, true
 	}
 	t.Text += "\n" + desc
 	return []Item{{File: TaskList, Task: t}}, true
@@ -515,7 +530,16 @@ func sameTitle(a, b string) bool {
 		for i := 0; i < len(parts); i += 2 {
 			b.WriteString(parts[i] + " ")
 		}
-		return strings.TrimRight(strings.Join(strings.Fields(b.String()), " "), ":.")
+		var w []string
+		for _, x := range strings.Fields(b.String()) {
+			if x = strings.Trim(x, "*_"); !strings.HasPrefix(x, "[") && x != "" {
+				w = append(w, x) // tags aside: [VERIFY] may stand anywhere
+			}
+		}
+		if len(w) > 1 && strings.HasSuffix(w[0], ":") && w[0][0] >= '0' && w[0][0] <= '9' {
+			w = w[1:] // a step's number ("3: the export")
+		}
+		return strings.TrimRight(strings.Join(w, " "), ":.")
 	}
 	return words(a) == words(b)
 }
@@ -553,7 +577,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		for _, t := range f.Tasks {
 			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Manual: t.Manual}
 			if tasks.Positional(t.Ref) {
-				sn.Title = t.Title
+				sn.Title = t.PlaceFree()
 			}
 			for _, c := range t.Commands {
 				sn.Commands = append(sn.Commands, c.Run)
