@@ -79,27 +79,3 @@ func BenchmarkNewest10k(b *testing.B) {
 		}
 	}
 }
-
-// TestNewestLeavesLogsOut: a log a program writes while it runs (a dev
-// server started in the background, logging into the project's root) is no
-// change of the code, .gitignore or not; a test's input log is.
-func TestNewestLeavesLogsOut(t *testing.T) {
-	root := t.TempDir()
-	write(t, filepath.Join(root, "src", "a.go"), "package a")
-	write(t, filepath.Join(root, "dev.log"), "started")
-	mid := time.Now()
-	time.Sleep(10 * time.Millisecond)
-	write(t, filepath.Join(root, "dev.log"), "started\nGET /")
-	tree := project.NewTree(root, project.Defaults())
-	if got := Newest(tree, []time.Time{mid}); got[0].Path != "" {
-		t.Fatalf("Newest found %q changed; only the log was", got[0].Path)
-	}
-	write(t, filepath.Join(root, "testdata", "access.log"), "GET /")
-	if got := Newest(tree, []time.Time{mid}); got[0].Path != "testdata" && got[0].Path != "testdata/access.log" {
-		t.Fatalf("Newest = %+v, want testdata/access.log: a test's input log is code's", got)
-	}
-	write(t, filepath.Join(root, "src", "a.go"), "package a // edited")
-	if got := Newest(tree, []time.Time{mid}); got[0].Path == "" {
-		t.Fatalf("Newest = %+v, want a change", got)
-	}
-}

@@ -218,8 +218,8 @@ func (c Config) IsTaskFile(root, p string) bool {
 	return rel != "" && MatchAny(c.TaskFiles, rel)
 }
 
-// Tree walks the project's source tree: every regular file except a
-// running program's logs (runLog), those in hidden directories (.git, .rodin, .venv …),
+// Tree walks the project's source tree: every regular file except those in
+// hidden directories (.git, .rodin, .venv …),
 // node_modules, and what the root .gitignore or the configuration's Ignore
 // globs leave out. visit gets
 // the relative path and the entry; returning fs.SkipAll stops the walk.
@@ -256,22 +256,11 @@ func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 			}
 			return visit(rel, d)
 		}
-		if !d.Type().IsRegular() || runLog(rel) || t.ignored(rel, false) {
+		if !d.Type().IsRegular() || t.ignored(rel, false) {
 			return nil
 		}
 		return visit(rel, d)
 	})
-}
-
-// runLog reports whether rel is a log a running program writes into the
-// project (a dev server's `dev.log` at the root, `logs/…`, `tmp/…`): no
-// code. A log elsewhere (`testdata/access.log`) may be a test's input.
-func runLog(rel string) bool {
-	if !strings.HasSuffix(rel, ".log") {
-		return false
-	}
-	dir, _, nested := strings.Cut(rel, "/")
-	return !nested || dir == "log" || dir == "logs" || dir == "tmp"
 }
 
 func (t *Tree) ignored(rel string, dir bool) bool {

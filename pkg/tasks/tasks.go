@@ -77,8 +77,9 @@ type Task struct {
 	// Inspect is set for a task that asks for what is read in its
 	// commands' output (inspects): AC is set too, a qa-engineer judges it.
 	Inspect bool
-	// Section is the heading the task stands under ("Phase 2"): what tells
-	// apart tasks that read the same (a quality checkpoint per phase).
+	// Section is the headings the task stands under ("Phase 2", then
+	// "Checkpoint"): what tells apart tasks that read the same (a quality
+	// checkpoint per phase).
 	Section string
 	// Commands are what a verification task runs, in order, each with the
 	// place it was read from. Empty means "the file's quality commands, or
@@ -214,7 +215,8 @@ func parseFile(src []byte) File {
 	// says its tasks are a person's ("## Manual Verification Tasks",
 	// "## Human checkpoints").
 	var personal [7]bool
-	section := "" // the last heading's text
+	var headings [7]string
+	section := "" // the headings the walk is under, outermost first
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = bytesTrimBOM(src)
@@ -233,7 +235,9 @@ func parseFile(src []byte) File {
 			if l := min(max(n.Level, 1), 6); n.Parent() == root {
 				personal[l] = personHeading(heading)
 				clear(personal[l+1:])
-				section = heading
+				headings[l] = heading
+				clear(headings[l+1:])
+				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines); ok {

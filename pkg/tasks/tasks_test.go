@@ -342,6 +342,9 @@ func TestTickedPositional(t *testing.T) {
 		// ticked, is a tick.
 		{"## Phase 1\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 2\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 3\n\n- [ ] VC [VERIFY] checkpoint: `make test`\n",
 			"## Phase 1\n\n## Phase 2\n\n- [x] VC [VERIFY] checkpoint: `make test`\n\n## Phase 3\n\n- [x] VC [VERIFY] checkpoint: `make test`\n", []string{"VC#2"}},
+		// The same sub-heading under each phase: the path tells them apart.
+		{"## Phase 1\n\n### Checkpoint\n\n- [x] [VERIFY] suite: `make test`\n\n## Phase 2\n\n### Checkpoint\n\n- [ ] [VERIFY] suite: `make test`\n",
+			"## Phase 2\n\n### Checkpoint\n\n- [x] [VERIFY] suite: `make test`\n", []string{"@line5"}},
 	} {
 		var got []string
 		for _, x := range Ticked(Parse([]byte(tc.prev)), Parse([]byte(tc.next))) {

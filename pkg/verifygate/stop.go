@@ -541,7 +541,7 @@ func sameTitle(a, b string) bool {
 		}
 		return strings.TrimRight(strings.Join(w, " "), ":.")
 	}
-	return words(a) == words(b)
+	return strings.EqualFold(words(a), words(b))
 }
 
 // TakeBaseline records the task boxes and the configuration as the session
