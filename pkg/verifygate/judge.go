@@ -789,7 +789,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
-		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t) && s.verifiedThis(r, file, t) {
+		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t, r) && s.verifiedThis(r, file, t) {
 			return r, got
 		}
 	}
@@ -852,9 +852,12 @@ func (s *Session) lookWithin(cwd string) bool {
 // (the PATH of Claude Code's shell, which no Bash call can change for the
 // next): a path to a file called rodin (`.tools/rodin`) is another
 // program. A relative FILE is read from cwd, where the command ran.
-func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task) bool {
+func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task, r *ledger.Run) bool {
 	id, fileArg, ok := verifyArgs(cmd)
-	if !ok || id != t.Ref {
+	// A task told apart by its place may have had another ref when it was
+	// verified (a step above it deleted since): the run's sum, of the task
+	// without its place, says whether it was this one.
+	if !ok || id != t.Ref && !(tasks.Positional(t.Ref) && r.PromptSum != "" && r.PromptSum == s.taskSum(file, t)) {
 		return false
 	}
 	return fileArg == "" || s.verifyFile(cwd, fileArg) == file

@@ -151,7 +151,8 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 }
 
 // taskSum is what identifies a task for a `rodin verify` run of it: its
-// file, its title (not its box) and the commands rodin verify runs for it
+// file, its words without its place (PlaceFree: id, title without a
+// step's number, headings; not its box) and the commands rodin verify runs for it
 // (NeedOf as its tick is judged: a task new since the session began runs
 // those of the tasks gone from its file too). A run made before a task it
 // now stands for was gone ran less, and speaks for it no more.
@@ -162,7 +163,7 @@ func (s *Session) taskSum(file string, t tasks.Task) string {
 	for _, c := range s.NeedOf(file, ticked).Commands {
 		runs = append(runs, Normalize(c.Run))
 	}
-	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.Title + "\x00" + strings.Join(runs, "\x00"))
+	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.PlaceFree() + "\x00" + strings.Join(runs, "\x00"))
 }
 
 // RecordSkillShell records a skill's or command's inline shell command as
