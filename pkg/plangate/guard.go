@@ -66,7 +66,7 @@ func guard(in hookio.Input, getenv func(string) string) (out hookio.PreOutcome, 
 		if old, err = safefile.ReadFile(real, planfile.MaxSize); err != nil {
 			return deny("Cannot read %s to check this %s: %v. To fix: make the plan file readable, then try again.", path.String(), tool, err), true
 		}
-	case isNotExist(lstat(path.String())) && filepath.IsAbs(path.String()) && plansdir.Within(filepath.Dir(path.String()), dirs):
+	case safefile.IsNotExist(lstat(path.String())) && filepath.IsAbs(path.String()) && plansdir.Within(filepath.Dir(path.String()), dirs):
 		exists = false // a new plan file
 	default:
 		return hookio.NoDecision, false // not a plan file
@@ -99,8 +99,6 @@ func shorten(s string) string {
 	}
 	return s
 }
-
-func isNotExist(err error) bool { return safefile.IsNotExist(err) }
 
 func lstat(path string) error {
 	_, err := os.Lstat(path)

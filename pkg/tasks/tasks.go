@@ -476,7 +476,8 @@ func namesACs(prose string) bool {
 // "Manual QA", "Ручная проверка"; not "Update the manual" or "Human
 // resources API".
 func personHeading(h string) bool {
-	words := strings.Fields(strings.ToLower(h))
+	h = strings.ToLower(h)
+	words := strings.Fields(h)
 	for i, w := range words {
 		if w = strings.Trim(w, ".,;:!?()*_#"); w != "manual" && w != "manually" && w != "human" && w != "person" {
 			continue
@@ -494,7 +495,7 @@ func personHeading(h string) bool {
 	}
 	for _, p := range []string{"ручная проверка", "ручные проверки", "manuelle prüfung", "manuelle tests", "verificación manual",
 		"pruebas manuales", "verificação manual", "testes manuais", "手动验证", "人工验证", "手動テスト", "手動確認", "수동 테스트", "수동 검증"} {
-		if strings.Contains(h, p) || strings.Contains(strings.ToLower(h), p) {
+		if strings.Contains(h, p) {
 			return true
 		}
 	}

@@ -856,8 +856,8 @@ func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task, r *ledger.Run)
 	id, fileArg, ok := verifyArgs(cmd)
 	// A task told apart by its place may have had another ref when it was
 	// verified (a step above it deleted since): the run's sum, of the task
-	// without its place, says whether it was this one.
-	if !ok || id != t.Ref && !(tasks.Positional(t.Ref) && r.PromptSum != "" && r.PromptSum == s.taskSum(file, t)) {
+	// without its place, says whether it was this one (verifiedThis).
+	if !ok || id != t.Ref && !(tasks.Positional(t.Ref) && r.PromptSum != "") {
 		return false
 	}
 	return fileArg == "" || s.verifyFile(cwd, fileArg) == file
@@ -914,7 +914,7 @@ func (s *Session) verifiedThis(r *ledger.Run, file string, t tasks.Task) bool {
 	if r.PromptSum != "" {
 		return r.PromptSum == s.taskSum(file, t)
 	}
-	return !strings.Contains(t.Ref, "#") && !strings.HasPrefix(t.Ref, "@")
+	return !tasks.Positional(t.Ref)
 }
 
 // shellWords splits a command into the words sh would pass, for commands

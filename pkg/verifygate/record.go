@@ -116,6 +116,9 @@ func AppendRun(in hookio.Input, getenv func(string) string) {
 // names none: read after the command ran, before any later edit of the
 // file can give the id to another task.
 func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
+	if !strings.Contains(cmd, "verify") {
+		return "" // every Bash call comes here: most are no rodin verify
+	}
 	id, fileArg, ok := verifyArgs(cmd)
 	if !ok {
 		return ""
