@@ -215,32 +215,45 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		return nil
 	}
 	fs := s.Baseline.Files[file]
-	if tasks.Positional(t.Ref) {
+	byWords := func() *ledger.Snap {
 		// A task told apart by its place: the one of its id, title and
-		// section, when one is (a step added above it moved it, renumbered).
+		// section, when one is (a step added above it moved it, renumbered;
+		// or its twin deleted: Step#2 is Step now).
 		var match *ledger.Snap
 		n := 0
 		for i := range fs {
-			if fs[i].Title == t.PlaceFree() && snapOfID(fs[i].Key, t.ID) {
+			if fs[i].Title != "" && fs[i].Title == t.PlaceFree() && snapOfID(fs[i].Key, t.ID) {
 				match, n = &fs[i], n+1
 			}
 		}
 		if n == 1 {
-			return []*ledger.Snap{match}
+			return match
 		}
+		return nil
 	}
-	if len(fs) > 64 {
-		return s.indexedSnaps(file, fs, t)
-	}
-	for i := range fs {
-		if fs[i].Key == t.Key() {
-			return []*ledger.Snap{&fs[i]}
+	if tasks.Positional(t.Ref) {
+		if sn := byWords(); sn != nil {
+			return []*ledger.Snap{sn}
 		}
 	}
 	var out []*ledger.Snap
-	for i := range fs {
-		if snapOfID(fs[i].Key, t.ID) {
-			out = append(out, &fs[i])
+	if len(fs) > 64 {
+		out = s.indexedSnaps(file, fs, t)
+	} else {
+		for i := range fs {
+			if fs[i].Key == t.Key() {
+				return []*ledger.Snap{&fs[i]}
+			}
+		}
+		for i := range fs {
+			if snapOfID(fs[i].Key, t.ID) {
+				out = append(out, &fs[i])
+			}
+		}
+	}
+	if len(out) > 1 && !tasks.Positional(t.Ref) {
+		if sn := byWords(); sn != nil {
+			return []*ledger.Snap{sn}
 		}
 	}
 	return out
@@ -257,7 +270,7 @@ func (s *Session) hadTask(file string, t tasks.Task) bool {
 	for _, sn := range s.Baseline.Files[file] {
 		// A task told apart by its place is known by its words (a new
 		// step can take an old one's place, Step#2); another by its key.
-		if tasks.Positional(t.Ref) && sn.Title != "" && sn.Title == t.PlaceFree() && snapOfID(sn.Key, t.ID) ||
+		if sn.Title != "" && sn.Title == t.PlaceFree() && snapOfID(sn.Key, t.ID) ||
 			!tasks.Positional(t.Ref) && sn.Key == t.Key() {
 			return true
 		}

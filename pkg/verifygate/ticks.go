@@ -43,6 +43,10 @@ type box struct {
 	mark  byte
 	time  int64  // unix ns of the judgement
 	agent string // agent_id of the agent that ticked it ("" the main thread)
+	// place, for a task told apart by its place (Step#3), is a sum of its
+	// words and commands (placeOf): a step deleted or added above it
+	// changes its key, not its place, and the box moves with it.
+	place string
 }
 
 // unread is a task file the agent changed and rodin could not read: its
@@ -73,7 +77,7 @@ func newTickState() *tickState {
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
-// `b MARK TIME "AGENT" "FILE" "KEY"`, `u TIME "AGENT" "FILE" "WHY"`.
+// `b MARK TIME "AGENT" "FILE" "KEY" ["PLACE"]`, `u TIME "AGENT" "FILE" "WHY"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -100,7 +104,11 @@ func (st *tickState) MarshalText() []byte {
 	})
 	for _, k := range keys {
 		x := st.boxes[k]
-		fmt.Fprintf(&b, "b %c %d %s %s %s\n", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.key))
+		fmt.Fprintf(&b, "b %c %d %s %s %s", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.key))
+		if x.place != "" {
+			fmt.Fprintf(&b, " %s", strconv.Quote(x.place))
+		}
+		b.WriteByte('\n')
 	}
 	for _, f := range slices.Sorted(maps.Keys(st.unread)) {
 		u := st.unread[f]
@@ -144,8 +152,12 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.globs = append(st.globs, f[0])
 		case line[0] == 'f' && len(f) == 3:
 			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
-		case line[0] == 'b' && len(f) == 5 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
-			st.boxes[boxKey{f[3], f[4]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2]}
+		case line[0] == 'b' && (len(f) == 5 || len(f) == 6) && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+			x := box{mark: f[0][0], time: num(f[1]), agent: f[2]}
+			if len(f) == 6 {
+				x.place = f[5]
+			}
+			st.boxes[boxKey{f[3], f[4]}] = x
 		case line[0] == 'u' && len(f) == 4:
 			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
 		default:
@@ -338,36 +350,33 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	delete(st.unread, rel)
 	s.SetPresent(rel, parsed)
 	now := time.Now().UnixNano()
-	present := map[string]bool{}
-	var judge []Item
+	var checked []tasks.Task
 	for _, t := range parsed {
-		if !s.IsVerification(rel, t) && (!t.Checked || len(s.NeedOf(rel, t).StandsFor) == 0) {
-			continue
+		if t.Checked && (s.IsVerification(rel, t) || len(s.NeedOf(rel, t).StandsFor) > 0) {
+			checked = append(checked, t)
 		}
+	}
+	was := pairBoxes(st, rel, checked)
+	var judge []Item
+	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
-		present[t.Key()] = true
-		_, was := st.boxes[k]
 		switch {
-		case !t.Checked:
-			delete(st.boxes, k)
-		case was:
-			// ticked as last seen: judged then
+		case was[i] != nil:
+			// ticked as last seen (perhaps at another place): judged then
+			b := *was[i]
+			b.place = placeOf(t)
+			st.boxes[k] = b
 		case !o.mine:
-			st.boxes[k] = box{mark: markOther, time: now}
+			st.boxes[k] = box{mark: markOther, time: now, place: placeOf(t)}
 		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
-			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent}
+			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent, place: placeOf(t)}
 		case ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key()}, since, true):
 			// Another session's agent ticked it, its checks passed, while
 			// one of this session's calls ran: not this session's tick.
-			st.boxes[k] = box{mark: markOther, time: now}
+			st.boxes[k] = box{mark: markOther, time: now, place: placeOf(t)}
 		default:
 			judge = append(judge, Item{File: rel, Task: t})
-		}
-	}
-	for k := range st.boxes {
-		if k.file == rel && !present[k.key] {
-			delete(st.boxes, k)
 		}
 	}
 	if len(judge) == 0 {
@@ -388,9 +397,80 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		} else {
 			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent})
 		}
-		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent}
+		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent, place: placeOf(v.Task)}
 	}
 	return bad, ""
+}
+
+// placeOf is what follows a task when a step above it is added or
+// deleted (Step#3 becomes Step#2, or Step when its twin goes): a sum of its
+// words without its place and its commands (tasks.Ticked pairs them the
+// same way).
+func placeOf(t tasks.Task) string {
+	return placeSum(t.PlaceFree(), t.Runs())
+}
+
+func placeSum(placeFree string, runs []string) string {
+	return ledger.SumPrompt(placeFree + "\x00" + strings.Join(runs, "\x00"))[:16]
+}
+
+// pairBoxes takes the file's boxes out of the record and pairs each with
+// the checked task it belongs to now: by key (for a task told apart by its
+// place, Step#3, only where its words are the box's), else by its words:
+// the box moved with its step, the worst of twins' marks first, so that
+// deleting a verified twin launders nothing. A box kept without words (a
+// task with an id of its own when the session began) goes to the first
+// task of that id. A checked task with no box was ticked since rodin last
+// looked; a positional one whose words changed too, as tasks.Ticked has it.
+func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
+	old := map[string]box{}
+	for k, b := range st.boxes {
+		if k.file == rel {
+			old[k.key] = b
+			delete(st.boxes, k)
+		}
+	}
+	was := make([]*box, len(checked))
+	if len(old) == 0 {
+		return was
+	}
+	places := make([]string, len(checked))
+	for i, t := range checked {
+		places[i] = placeOf(t)
+		b, ok := old[t.Key()]
+		if ok && (!tasks.Positional(t.Ref) || b.place == "" || b.place == places[i]) {
+			was[i] = &b
+			delete(old, t.Key())
+		}
+	}
+	var keys []string
+	for i, t := range checked {
+		if was[i] != nil {
+			continue
+		}
+		if keys == nil {
+			keys = slices.Sorted(maps.Keys(old))
+		}
+		best := ""
+		for _, k := range keys {
+			b, ok := old[k]
+			if ok && (b.place == places[i] || b.place == "" && k == t.ID) && (best == "" || markRank(b.mark) < markRank(old[best].mark)) {
+				best = k
+			}
+		}
+		if best != "" {
+			b := old[best]
+			was[i] = &b
+			delete(old, best)
+		}
+	}
+	return was
+}
+
+// markRank orders marks worst first: a box that moved takes the worst of
+// its twins' marks.
+func markRank(m byte) int {
+	return strings.IndexByte("bsok", m)
 }
 
 // parseBudget bounds how long a task file's parse may take in a hook: a
@@ -451,7 +531,11 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 		}
 		for _, sn := range snaps {
 			if sn.Verify && sn.Checked {
-				st.boxes[boxKey{rel, sn.Key}] = box{mark: markStart, time: b.Time}
+				x := box{mark: markStart, time: b.Time}
+				if sn.Title != "" {
+					x.place = placeSum(sn.Title, sn.Commands)
+				}
+				st.boxes[boxKey{rel, sn.Key}] = x
 			}
 		}
 	}
