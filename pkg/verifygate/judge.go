@@ -63,6 +63,7 @@ type Session struct {
 	windowsRead bool
 	ticks       *tickState // TickedBy
 	snapIndexes map[string]*snapIndex
+	ranCache    map[string]bool // verifyRan
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
@@ -805,8 +806,85 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t, r) && s.verifiedThis(r, file, t) {
 			return r, got
 		}
+		// A pass of the same command for another task is evidence too
+		// (VERIFY-SPEC §2): a passing rodin verify of a task that ran it.
+		if r.Exit == 0 && r.PromptSum != "" && strings.HasPrefix(got, "rodin verify ") && s.inProject(r.Cwd) && s.verifyRan(r, got, file, c) {
+			return r, got
+		}
 	}
 	return nil, ""
+}
+
+// verifyRan reports whether a passing `rodin verify` run ran command c,
+// where c of file runs: the task its id named, as the run's sum has it,
+// still needs c (NeedOf, as rodin verify ran it) with no waiver (a waived
+// task passes with failing commands), and runs it in the same directory.
+// The task is looked for in the file the run named, or in file when it
+// named none.
+func (s *Session) verifyRan(r *ledger.Run, cmd, file, c string) bool {
+	key := r.PromptSum + "\x00" + file + "\x00" + c
+	if ran, ok := s.ranCache[key]; ok {
+		return ran
+	}
+	ran := s.lookVerifyRan(r, cmd, file, c)
+	if s.ranCache == nil {
+		s.ranCache = map[string]bool{}
+	}
+	s.ranCache[key] = ran
+	return ran
+}
+
+func (s *Session) lookVerifyRan(r *ledger.Run, cmd, file, c string) bool {
+	id, fileArg, ok := verifyArgs(cmd)
+	if !ok {
+		return false
+	}
+	rel := file
+	if fileArg != "" {
+		if rel = s.verifyFile(r.Cwd, fileArg); rel == "" {
+			return false
+		}
+	}
+	idOf, _, _ := strings.Cut(id, "#")
+	want := Normalize(c)
+	for _, a := range s.tasksIn(rel) {
+		if a.Ref != id && (!tasks.Positional(id) || a.ID == "" || a.ID != idOf) {
+			continue
+		}
+		if s.taskSum(rel, a) != r.PromptSum {
+			continue
+		}
+		ticked := a
+		ticked.Checked = true
+		need := s.NeedOf(rel, ticked)
+		if need.Waiver != nil {
+			return false
+		}
+		for _, nc := range need.Commands {
+			if Normalize(nc.Run) == want && tasks.RunDir(s.Root, rel, nc.Run) == tasks.RunDir(s.Root, file, c) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// tasksIn are a task file's tasks as judged (SetPresent), else as read.
+func (s *Session) tasksIn(rel string) []tasks.Task {
+	if ts, ok := s.present[rel]; ok {
+		return ts
+	}
+	b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+	if err != nil {
+		return nil
+	}
+	ts, ok := s.parseKept(rel, b)
+	if !ok {
+		return nil
+	}
+	s.SetPresent(rel, ts)
+	return ts
 }
 
 // ranIn is the rest of a run that opened by changing to the directory it
