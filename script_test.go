@@ -29,6 +29,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/route"
 	"github.com/rodin-gate/rodin/pkg/route/artifacts"
 	"github.com/rodin-gate/rodin/pkg/safefile"
+	"github.com/rodin-gate/rodin/pkg/verifygate"
 )
 
 var update = flag.Bool("u", false, "update testscript output files")
@@ -102,6 +103,7 @@ func TestScript(t *testing.T) {
 			"hookcmd":    cmdHookcmd,
 			"transcript": cmdTranscript,
 			"agentrun":   cmdAgentrun,
+			"verifyline": cmdVerifyline,
 		},
 	})
 }
@@ -349,6 +351,26 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 		data := os.Expand(ts.ReadFile(f), ts.Getenv)
 		ts.Check(os.WriteFile(path, []byte(data), 0o644))
 	}
+}
+
+// verifyline VAR ARGS... runs `rodin verify ARGS...` for $SESSION (its
+// commands may fail) and sets VAR to the digest of the checks it printed
+// it would run (verifygate.ChecksLine): a script's record of a rodin
+// verify run carries what a real run prints.
+func cmdVerifyline(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: verifyline VAR ARGS...")
+	}
+	if ts.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+		ts.Setenv("CLAUDE_CODE_SESSION_ID", ts.Getenv("SESSION"))
+		defer ts.Setenv("CLAUDE_CODE_SESSION_ID", "")
+	}
+	ts.Exec("rodin", append([]string{"verify"}, args[1:]...)...) // a failing run prints the line too
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(verifygate.ChecksLine) + `(\S+)$`).FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("rodin verify printed no checks line")
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // agentrun OUT launch|stop AGENT ID FILE writes to OUT the hook input of

@@ -169,7 +169,18 @@ func runVerify(e *env, args []string) error {
 	ticked := t
 	ticked.Checked = true
 	need := s.NeedOf(rel, ticked)
+	// Where each command runs is decided before any runs: a command that
+	// moves a manifest changes no later one's directory.
+	dirs := make([]string, len(need.Commands))
+	for i, c := range need.Commands {
+		dirs[i] = tasks.RunDir(s.Root, rel, c.Run)
+	}
 	fmt.Fprintf(e.stdout, "rodin verify: %s (%s line %d), from %s\n", t.Name(), rel, t.Line, s.Root)
+	if need.Waiver != nil {
+		fmt.Fprintln(e.stdout, verifygate.ChecksLine+"waived")
+	} else {
+		fmt.Fprintln(e.stdout, verifygate.ChecksLine+s.ChecksDigest(rel, need))
+	}
 	if len(need.StandsFor) > 0 {
 		fmt.Fprintf(e.stdout, "it is new since the session began and stands for %s, gone from the file: their commands run too\n", strings.Join(need.StandsFor, ", "))
 	}
@@ -199,10 +210,10 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "demands: `%s` (%s)\n", c.Run, c.Source)
 	}
 	passed, failed := 0, 0
-	for _, c := range need.Commands {
+	for i, c := range need.Commands {
 		// From the root, or, in a monorepo, from the task file's package
 		// when the command's files are there and not at the root.
-		dir := tasks.RunDir(s.Root, rel, c.Run)
+		dir := dirs[i]
 		if dir != s.Root {
 			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package: its files are not at the root)\n", c.Run, dir)
 		}

@@ -317,7 +317,8 @@ type Snap struct {
 	Commands []string `json:"commands,omitempty"`
 	Sources  []string `json:"sources,omitempty"` // where each command was read
 	// Title tells apart tasks whose key is their place (Step#3, @line7),
-	// which a task added above them changes.
+	// which a task added above them changes; and it is what a box checked
+	// when the session began is known by (tasks.PlaceFree).
 	Title string `json:"title,omitempty"`
 }
 

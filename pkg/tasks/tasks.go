@@ -626,23 +626,25 @@ func lineOf(starts []int, off int) int {
 	return lo + 1
 }
 
-// Ticked are the tasks checked in next that were not checked in prev (a box flipped, or a task added already checked), matched by
-// key. A task whose key repeats is matched by its position among those
-// with that key.
+// Ticked are the tasks checked in next that were not checked in prev (a
+// box flipped, or a task added already checked). A task with an id of its
+// own is matched by its key, and is ticked again when its commands change
+// (a checked task rewritten, or another renamed into its id, with other
+// commands; its words alone may change: a heading or a task reworded,
+// the check the same). A task told apart by its place (Step#3, @line7),
+// whose key changes when a task is added or removed above it, is matched
+// by its id, title, headings and commands among the checked tasks: a
+// checked step moved down by a new one is no tick (the honest agent's, or
+// the user's, added step), and a step reworded is a tick.
 func Ticked(prev, next []Task) []Task {
-	// A task told apart by its place (Step#3, @line7) takes another key
-	// when a task is added or removed above it (or its id gains a twin):
-	// it is paired with the checked tasks of its id, title and commands
-	// instead, so
-	// that a checked step moved down by a new one is no tick (the honest
-	// agent's, or the user's, added step).
 	group := func(t Task) string { return t.PlaceFree() + "\x00" + strings.Join(t.Runs(), "\x00") }
-	was := make(map[string][]bool, len(prev))
+	was := make(map[string][]*Task, len(prev))
 	checkedByTitle := map[string]int{}
-	for _, t := range prev {
-		was[t.Key()] = append(was[t.Key()], t.Checked)
+	for i := range prev {
+		t := &prev[i]
+		was[t.Key()] = append(was[t.Key()], t)
 		if t.Checked {
-			checkedByTitle[group(t)]++
+			checkedByTitle[group(*t)]++
 		}
 	}
 	seen := make(map[string]int, len(next))
@@ -653,7 +655,7 @@ func Ticked(prev, next []Task) []Task {
 			i := seen[k]
 			seen[k]++
 			if i < len(was[k]) {
-				if t.Checked && !was[k][i] {
+				if old := was[k][i]; t.Checked && (!old.Checked || !slices.Equal(old.Runs(), t.Runs())) {
 					out = append(out, t)
 				}
 				continue

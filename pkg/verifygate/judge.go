@@ -822,7 +822,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 // The task is looked for in the file the run named, or in file when it
 // named none.
 func (s *Session) verifyRan(r *ledger.Run, cmd, file, c string) bool {
-	key := r.PromptSum + "\x00" + file + "\x00" + c
+	key := r.PromptSum + "\x00" + cmd + "\x00" + file + "\x00" + c
 	if ran, ok := s.ranCache[key]; ok {
 		return ran
 	}
@@ -839,12 +839,29 @@ func (s *Session) lookVerifyRan(r *ledger.Run, cmd, file, c string) bool {
 	if !ok {
 		return false
 	}
-	rel := file
+	files := []string{file}
 	if fileArg != "" {
-		if rel = s.verifyFile(r.Cwd, fileArg); rel == "" {
-			return false
+		files[0] = s.verifyFile(r.Cwd, fileArg)
+	} else {
+		// The run found its id in one task file (its sum is of that task):
+		// this one, or another the session knows.
+		for _, f := range s.taskFiles() {
+			if f != file {
+				files = append(files, f)
+			}
 		}
 	}
+	for _, rel := range files {
+		if rel != "" && s.verifyRanIn(rel, id, r, c, file) {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyRanIn reports whether the task id names in rel, as the run's sum has it,
+// ran command c where c of file runs (lookVerifyRan).
+func (s *Session) verifyRanIn(rel, id string, r *ledger.Run, c, file string) bool {
 	idOf, _, _ := strings.Cut(id, "#")
 	want := Normalize(c)
 	for _, a := range s.tasksIn(rel) {

@@ -108,20 +108,55 @@ func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 func AppendRun(in hookio.Input, getenv func(string) string) {
 	data := evidence.DataDir(getenv)
 	cmd, _, _ := in.Field("tool_input.command")
-	ledger.AppendBashAbout(in, data, verifiedTask(getenv, in.SessionID(), in.Cwd(), cmd))
+	ledger.AppendBashAbout(in, data, verifiedTask(getenv, in, cmd))
+}
+
+// noTask is the sum of a `rodin verify` run that speaks for no task: what
+// it printed it would run is not what the task needs as it stands after
+// the run (a command it ran rewrote the task, or moved what decides where a
+// command runs), or its task was waived (rodin verify passes a waived task
+// whose commands fail; a waived task's own tick needs no run).
+const noTask = "-"
+
+// ChecksLine opens the line `rodin verify` prints before it runs a task's
+// commands: the digest of what it is about to run, and where (ChecksDigest),
+// or "waived". The hook that records the run finds exactly one such line in
+// its output, or the run speaks for no task: a command that writes more
+// lines to rodin verify's output cannot take the first one back.
+const ChecksLine = "rodin verify: checks "
+
+// ChecksDigest sums the commands a need runs and the directory each runs
+// in, relative to the root: what a `rodin verify` run of the task ran.
+func (s *Session) ChecksDigest(file string, need Need) string {
+	var b strings.Builder
+	for _, c := range need.Commands {
+		b.WriteString(Normalize(c.Run))
+		b.WriteByte(0)
+		b.WriteString(project.Rel(s.Root, tasks.RunDir(s.Root, file, c.Run)))
+		b.WriteByte(0)
+	}
+	return ledger.SumPrompt(b.String())[:16]
 }
 
 // verifiedTask is, for a `rodin verify ID [FILE]` command, the sum of the
 // task the id names now (taskSum), "" for any other command or when it
-// names none: read after the command ran, before any later edit of the
+// names none, noTask when the run cannot speak for it (its output's
+// ChecksLine): read after the command ran, before any later edit of the
 // file can give the id to another task.
-func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
+func verifiedTask(getenv func(string) string, in hookio.Input, cmd string) string {
 	if !strings.Contains(cmd, "verify") {
 		return "" // every Bash call comes here: most are no rodin verify
 	}
 	id, fileArg, ok := verifyArgs(cmd)
 	if !ok {
 		return ""
+	}
+	session, cwd := in.SessionID(), in.Cwd()
+	printed, lines := "", 0
+	for _, l := range strings.Split(in.Get("tool_response.stdout").String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, ChecksLine); ok {
+			printed, lines = strings.TrimRight(rest, "\r"), lines+1
+		}
 	}
 	s, err := Open(getenv, session, cwd)
 	if err != nil {
@@ -142,12 +177,19 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 			continue
 		}
 		for _, t := range tasks.Parse(b) {
-			if t.Ref == id {
-				if sum != "" {
-					return "" // the id in two files: none
-				}
-				sum = s.taskSum(rel, t)
+			if t.Ref != id {
+				continue
 			}
+			if sum != "" {
+				return "" // the id in two files: none
+			}
+			ticked := t
+			ticked.Checked = true
+			if need := s.NeedOf(rel, ticked); lines != 1 || need.Waiver != nil || printed != s.ChecksDigest(rel, need) {
+				sum = noTask
+				continue
+			}
+			sum = s.taskSum(rel, t)
 		}
 	}
 	return sum
@@ -162,11 +204,7 @@ func verifiedTask(getenv func(string) string, session, cwd, cmd string) string {
 func (s *Session) taskSum(file string, t tasks.Task) string {
 	ticked := t
 	ticked.Checked = true
-	var runs []string
-	for _, c := range s.NeedOf(file, ticked).Commands {
-		runs = append(runs, Normalize(c.Run))
-	}
-	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.PlaceFree() + "\x00" + strings.Join(runs, "\x00"))
+	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.PlaceFree() + "\x00" + s.ChecksDigest(file, s.NeedOf(file, ticked)))
 }
 
 // RecordSkillShell records a skill's or command's inline shell command as

@@ -43,10 +43,10 @@ type box struct {
 	mark  byte
 	time  int64  // unix ns of the judgement
 	agent string // agent_id of the agent that ticked it ("" the main thread)
-	// place, for a task told apart by its place (Step#3), is a sum of its
-	// words and commands (placeOf): a step deleted or added above it
-	// changes its key, not its place, and the box moves with it.
-	place string
+	// words and runs are sums of the task's words without its place and
+	// of its commands (placeOf): a step deleted or added above it changes
+	// its key, not these, and the box moves with it.
+	words, runs string
 }
 
 // unread is a task file the agent changed and rodin could not read: its
@@ -77,7 +77,7 @@ func newTickState() *tickState {
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
-// `b MARK TIME "AGENT" "FILE" "KEY" ["PLACE"]`, `u TIME "AGENT" "FILE" "WHY"`.
+// `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -105,8 +105,8 @@ func (st *tickState) MarshalText() []byte {
 	for _, k := range keys {
 		x := st.boxes[k]
 		fmt.Fprintf(&b, "b %c %d %s %s %s", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.key))
-		if x.place != "" {
-			fmt.Fprintf(&b, " %s", strconv.Quote(x.place))
+		if x.words != "" {
+			fmt.Fprintf(&b, " %s %s", strconv.Quote(x.words), strconv.Quote(x.runs))
 		}
 		b.WriteByte('\n')
 	}
@@ -152,10 +152,10 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.globs = append(st.globs, f[0])
 		case line[0] == 'f' && len(f) == 3:
 			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
-		case line[0] == 'b' && (len(f) == 5 || len(f) == 6) && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+		case line[0] == 'b' && (len(f) == 5 || len(f) == 7) && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
 			x := box{mark: f[0][0], time: num(f[1]), agent: f[2]}
-			if len(f) == 6 {
-				x.place = f[5]
+			if len(f) == 7 {
+				x.words, x.runs = f[5], f[6]
 			}
 			st.boxes[boxKey{f[3], f[4]}] = x
 		case line[0] == 'u' && len(f) == 4:
@@ -364,17 +364,17 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		case was[i] != nil:
 			// ticked as last seen (perhaps at another place): judged then
 			b := *was[i]
-			b.place = placeOf(t)
+			b.words, b.runs = placeOf(t)
 			st.boxes[k] = b
 		case !o.mine:
-			st.boxes[k] = box{mark: markOther, time: now, place: placeOf(t)}
+			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
 		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
-			st.boxes[k] = box{mark: markOK, time: now, agent: o.agent, place: placeOf(t)}
+			st.boxes[k] = placed(box{mark: markOK, time: now, agent: o.agent}, t)
 		case ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key()}, since, true):
 			// Another session's agent ticked it, its checks passed, while
 			// one of this session's calls ran: not this session's tick.
-			st.boxes[k] = box{mark: markOther, time: now, place: placeOf(t)}
+			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
 		default:
 			judge = append(judge, Item{File: rel, Task: t})
 		}
@@ -397,31 +397,38 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		} else {
 			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent})
 		}
-		st.boxes[boxKey{rel, v.Task.Key()}] = box{mark: m, time: now, agent: o.agent, place: placeOf(v.Task)}
+		st.boxes[boxKey{rel, v.Task.Key()}] = placed(box{mark: m, time: now, agent: o.agent}, v.Task)
 	}
 	return bad, ""
 }
 
 // placeOf is what follows a task when a step above it is added or
-// deleted (Step#3 becomes Step#2, or Step when its twin goes): a sum of its
-// words without its place and its commands (tasks.Ticked pairs them the
-// same way).
-func placeOf(t tasks.Task) string {
-	return placeSum(t.PlaceFree(), t.Runs())
+// deleted (Step#3 becomes Step#2, or Step when its twin goes): sums of its
+// words without its place and of its commands (tasks.Ticked pairs them
+// the same way).
+func placeOf(t tasks.Task) (words, runs string) {
+	return placeSums(t.PlaceFree(), t.Runs())
 }
 
-func placeSum(placeFree string, runs []string) string {
-	return ledger.SumPrompt(placeFree + "\x00" + strings.Join(runs, "\x00"))[:16]
+func placeSums(placeFree string, runs []string) (string, string) {
+	return ledger.SumPrompt(placeFree)[:16], ledger.SumPrompt(strings.Join(runs, "\x00"))[:16]
+}
+
+func placed(b box, t tasks.Task) box {
+	b.words, b.runs = placeOf(t)
+	return b
 }
 
 // pairBoxes takes the file's boxes out of the record and pairs each with
-// the checked task it belongs to now: by key (for a task told apart by its
-// place, Step#3, only where its words are the box's), else by its words:
-// the box moved with its step, the worst of twins' marks first, so that
-// deleting a verified twin launders nothing. A box kept without words (a
-// task with an id of its own when the session began) goes to the first
-// task of that id. A checked task with no box was ticked since rodin last
-// looked; a positional one whose words changed too, as tasks.Ticked has it.
+// the checked task it belongs to now, as tasks.Ticked pairs an edit's: by
+// key where the task's words and commands are the box's; else by them
+// (the box moved with its step; of twins, the worst mark first, so that
+// deleting a verified twin launders nothing); else, for a task with an id
+// of its own, by key where its commands are the box's (its words, or the
+// headings above it, reworded). A checked task with no box was ticked
+// since rodin last looked: a task renamed into another's id with other
+// commands, or a step reworded, too. A box kept without words (by an
+// older rodin) is paired by key alone.
 func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
 	old := map[string]box{}
 	for k, b := range st.boxes {
@@ -434,17 +441,21 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
 	if len(old) == 0 {
 		return was
 	}
-	places := make([]string, len(checked))
+	type sums struct{ words, runs string }
+	places := make([]sums, len(checked))
+	take := func(i int, k string) {
+		b := old[k]
+		was[i] = &b
+		delete(old, k)
+	}
 	for i, t := range checked {
-		places[i] = placeOf(t)
-		b, ok := old[t.Key()]
-		if ok && (!tasks.Positional(t.Ref) || b.place == "" || b.place == places[i]) {
-			was[i] = &b
-			delete(old, t.Key())
+		places[i].words, places[i].runs = placeOf(t)
+		if b, ok := old[t.Key()]; ok && (b.words == "" || b.words == places[i].words && b.runs == places[i].runs) {
+			take(i, t.Key())
 		}
 	}
 	var keys []string
-	for i, t := range checked {
+	for i := range checked {
 		if was[i] != nil {
 			continue
 		}
@@ -454,14 +465,17 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
 		best := ""
 		for _, k := range keys {
 			b, ok := old[k]
-			if ok && (b.place == places[i] || b.place == "" && k == t.ID) && (best == "" || markRank(b.mark) < markRank(old[best].mark)) {
+			if ok && b.words == places[i].words && b.runs == places[i].runs && (best == "" || markRank(b.mark) < markRank(old[best].mark)) {
 				best = k
 			}
 		}
 		if best != "" {
-			b := old[best]
-			was[i] = &b
-			delete(old, best)
+			take(i, best)
+		}
+	}
+	for i, t := range checked {
+		if b, ok := old[t.Key()]; ok && was[i] == nil && !tasks.Positional(t.Ref) && b.runs == places[i].runs {
+			take(i, t.Key())
 		}
 	}
 	return was
@@ -533,7 +547,7 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 			if sn.Verify && sn.Checked {
 				x := box{mark: markStart, time: b.Time}
 				if sn.Title != "" {
-					x.place = placeSum(sn.Title, sn.Commands)
+					x.words, x.runs = placeSums(sn.Title, sn.Commands)
 				}
 				st.boxes[boxKey{rel, sn.Key}] = x
 			}

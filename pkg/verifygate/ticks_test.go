@@ -20,6 +20,7 @@ func TestPairBoxes(t *testing.T) {
 	}
 	three := parse("- [x] **Step 1: Write it**\n- [x] **Step 2: [VERIFY] tests**: `unit-tests`\n- [x] **Step 3: [VERIFY] lint**: `sh lint.sh`\n")
 	tests, lint := three[1], three[2]
+	v1 := parse("- [x] V1 [VERIFY] checks: `unit-tests`\n")[0]
 	for _, tc := range []struct {
 		name  string
 		boxes map[string]box
@@ -28,25 +29,25 @@ func TestPairBoxes(t *testing.T) {
 	}{
 		{
 			"step above deleted",
-			map[string]box{"Step#2": {mark: markOK, place: placeOf(tests)}},
+			map[string]box{"Step#2": placed(box{mark: markOK}, tests)},
 			"- [x] **Step 2: [VERIFY] tests**: `unit-tests`\n- [ ] **Step 3: [VERIFY] lint**: `sh lint.sh`\n",
 			[]byte{markOK},
 		},
 		{
 			"verified twin deleted above an unverified tick",
-			map[string]box{"Step#2": {mark: markOK, place: placeOf(tests)}, "Step#3": {mark: markBad, place: placeOf(lint)}},
+			map[string]box{"Step#2": placed(box{mark: markOK}, tests), "Step#3": placed(box{mark: markBad}, lint)},
 			"- [x] **Step 1: Write it**\n- [x] **Step 3: [VERIFY] lint**: `sh lint.sh`\n",
 			[]byte{0, markBad},
 		},
 		{
 			"twin gone: Step#2 is Step",
-			map[string]box{"Step#2": {mark: markOK, place: placeOf(tests)}},
+			map[string]box{"Step#2": placed(box{mark: markOK}, tests)},
 			"- [x] **Step 2: [VERIFY] tests**: `unit-tests`\n",
 			[]byte{markOK},
 		},
 		{
 			"reworded in place: a new tick",
-			map[string]box{"Step#2": {mark: markOK, place: placeOf(tests)}},
+			map[string]box{"Step#2": placed(box{mark: markOK}, tests)},
 			"- [x] **Step 1: Write it**\n- [x] **Step 2: [VERIFY] e2e**: `e2e-tests`\n",
 			[]byte{0, 0},
 		},
@@ -57,14 +58,32 @@ func TestPairBoxes(t *testing.T) {
 			[]byte{0, markBad},
 		},
 		{
-			"a box kept without words goes to its id's first task",
-			map[string]box{"V1": {mark: markStart}},
-			"- [x] V1 [VERIFY] new twin: `true`\n- [x] V1 [VERIFY] checks: `unit-tests`\n",
-			[]byte{markStart, 0},
+			"a new twin written above a box checked at the start: the box stays with its words",
+			map[string]box{"V1": placed(box{mark: markStart}, v1)},
+			"- [x] V1 [VERIFY] Lint: `sh lint.sh`\n- [x] V1 [VERIFY] checks: `unit-tests`\n",
+			[]byte{0, markStart},
+		},
+		{
+			"renamed into a checked id, with other commands: a new tick",
+			map[string]box{"V1": placed(box{mark: markOK}, v1)},
+			"- [x] V1 [VERIFY] Lint: `sh lint.sh`\n",
+			[]byte{0},
+		},
+		{
+			"an id's task reworded, its commands the same: the box stays",
+			map[string]box{"V1": placed(box{mark: markStart}, v1)},
+			"## Phase 1 (done)\n\n- [x] V1 [VERIFY] the checks pass: `unit-tests`\n",
+			[]byte{markStart},
+		},
+		{
+			"a step reworded in place: a new tick",
+			map[string]box{"Step#2": placed(box{mark: markOK}, tests)},
+			"- [x] **Step 1: Write it**\n- [x] **Step 2: [VERIFY] tests passing**: `unit-tests`\n",
+			[]byte{0, 0},
 		},
 		{
 			"twins: the worst mark first",
-			map[string]box{"Step#1": {mark: markOK, place: placeOf(tests)}, "Step#4": {mark: markBad, place: placeOf(tests)}},
+			map[string]box{"Step#1": placed(box{mark: markOK}, tests), "Step#4": placed(box{mark: markBad}, tests)},
 			"- [x] **Step 0: Read it**\n- [x] **Step 2: [VERIFY] tests**: `unit-tests`\n",
 			[]byte{0, markBad},
 		},
