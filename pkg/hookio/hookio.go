@@ -41,6 +41,11 @@ func Read(r io.Reader) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("cannot read the hook input: %v", err)
 	}
+	return parseInput(b)
+}
+
+// parseInput is Read's check of the bytes it read.
+func parseInput(b []byte) (Input, error) {
 	// b is never written again, so a string view of it is safe and saves a
 	// copy of what can be megabytes.
 	raw := unsafe.String(unsafe.SliceData(b), len(b))
@@ -575,7 +580,7 @@ func RunStopWithin(stdin io.Reader, stdout, stderr io.Writer, deadline time.Dura
 	}()
 	raw, err := readAll(stdin)
 	if err == nil {
-		in, err = Read(bytes.NewReader(raw))
+		in, err = parseInput(raw) // read once: Read would copy it
 	}
 	if err != nil {
 		return fail(err.Error())
