@@ -149,7 +149,7 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 }
 
 // snapKeys are the keys rodin writes of a Snap, in decodeSnap's bit order.
-var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title"}
+var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title", "carried"}
 
 // decodeSnap reads one snap in one pass over its keys (a baseline holds
 // one per task, hundreds for a long task file): a key twice, or one of
@@ -160,11 +160,11 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 		return s, false
 	}
 	ok := true
-	var seen uint8
+	var seen uint16
 	var others []string
 	v.ForEach(func(k, f gjson.Result) bool {
 		name := k.String()
-		bit := uint8(0)
+		bit := uint16(0)
 		switch name {
 		case "key":
 			bit = 1 << 0
@@ -190,6 +190,9 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 		case "title":
 			bit = 1 << 7
 			s.Title, ok = strOf(f)
+		case "carried":
+			bit = 1 << 8
+			s.Carried, ok = boolOf(f)
 		default:
 			for _, want := range snapKeys {
 				if strings.EqualFold(name, want) {

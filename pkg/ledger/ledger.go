@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -320,6 +321,75 @@ type Snap struct {
 	// which a task added above them changes; and it is what a box checked
 	// when the session began is known by (tasks.PlaceFree).
 	Title string `json:"title,omitempty"`
+	// Carried is set when what it needs (Commands, Verify, AC, Manual) is
+	// what it needed before an agent of an earlier session changed it
+	// (Carried records): the change counts once the user accepts it.
+	Carried bool `json:"carried,omitempty"`
+}
+
+// Carried is what a verification task needed before an agent changed it
+// (its commands, a person, an acceptance check, the project's checks),
+// kept past the session: the next session starts from it, not from the
+// task as the agent left it, until the user accepts the change (an agent
+// alone may not loosen a check, in one session or over several).
+type Carried struct {
+	Root  string `json:"root"`
+	File  string `json:"file"`
+	Words string `json:"words"` // the task as the agent left it: a sum of its words (tasks.PlaceFree)
+	Runs  string `json:"runs"`  // and of its commands
+	Need  Snap   `json:"need"`  // what it needed before: Commands, Sources, Verify, AC, Manual
+	Time  int64  `json:"t"`
+}
+
+// MaxCarried bounds the carried needs kept (the newest).
+const MaxCarried = 2000
+
+func carriedPath(data string) string { return filepath.Join(Dir(data), "carried.json") }
+
+// CarriedNeeds reads every carried need.
+func CarriedNeeds(data string) ([]Carried, error) {
+	js, err := safefile.ReadFile(carriedPath(data), 16<<20)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cs []Carried
+	if err := json.Unmarshal(js, &cs); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", carriedPath(data), err)
+	}
+	return cs, nil
+}
+
+// AddCarried keeps needs, each in place of one kept for the same task as
+// the agent left it.
+func AddCarried(data string, add []Carried) error {
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return err
+	}
+	all, err := CarriedNeeds(data)
+	if err != nil {
+		all = nil // damaged: start again from what is known now
+	}
+	same := func(a, b Carried) bool {
+		return a.Root == b.Root && a.File == b.File && a.Words == b.Words && a.Runs == b.Runs
+	}
+	kept := all[:0]
+	for _, o := range all {
+		if !slices.ContainsFunc(add, func(c Carried) bool { return same(o, c) }) {
+			kept = append(kept, o)
+		}
+	}
+	kept = append(kept, add...)
+	if len(kept) > MaxCarried {
+		kept = kept[len(kept)-MaxCarried:]
+	}
+	js, err := json.Marshal(kept)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(carriedPath(data), js, 0o600)
 }
 
 // Baseline is what the verify gate took at session start: the project, its

@@ -156,6 +156,9 @@ type Need struct {
 	// gone from it (a fixed typo, or a weakened check): those still stand
 	// until the user accepts the task's commands as they are.
 	Changed bool
+	// ChangedBefore is set when the change was an agent's in an earlier
+	// session (ledger.Carried): it stands until the user accepts it.
+	ChangedBefore bool
 	// Prose is the title's text after its colon when it was not read as a
 	// command: messages say it was not run.
 	Prose string
@@ -427,6 +430,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		for _, c := range start {
 			if !slices.Contains(current, Normalize(c.Run)) {
 				n.Changed = true // a command of the session's start is gone from the task
+				n.ChangedBefore = n.ChangedBefore || sn.Carried
 			}
 		}
 		add(start)
@@ -1103,7 +1107,9 @@ func (v Verdict) Explain() string {
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
-	if v.Need.Changed && v.Need.Waiver == nil {
+	if v.Need.ChangedBefore && v.Need.Waiver == nil {
+		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
+	} else if v.Need.Changed && v.Need.Waiver == nil {
 		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
 	}
 	if v.Need.Manual {

@@ -561,6 +561,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
 	ix := project.IndexTaskFiles(root, cfg)
+	carried, _ := ledger.CarriedNeeds(data) // unreadable: the tasks as they stand
 	for _, rel := range ix.Files {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
 		if err != nil {
@@ -583,6 +584,17 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 				sn.Commands = append(sn.Commands, c.Run)
 				sn.Sources = append(sn.Sources, string(c.Source))
 			}
+			if c := carriedFor(carried, root, rel, t); c != nil {
+				sn.Commands, sn.Sources, sn.Carried = c.Need.Commands, nil, true
+				for i := range sn.Commands {
+					src := "as it was"
+					if i < len(c.Need.Sources) {
+						src = c.Need.Sources[i]
+					}
+					sn.Sources = append(sn.Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
+				}
+				sn.Verify, sn.AC, sn.Manual = sn.Verify || c.Need.Verify, sn.AC || c.Need.AC, sn.Manual || c.Need.Manual
+			}
 			snaps = append(snaps, sn)
 		}
 		b.Files[rel] = snaps
@@ -602,4 +614,22 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		err = cfgErr
 	}
 	return saved, err
+}
+
+// carriedNote ends where a carried command was read.
+const carriedNote = ", before an agent changed it in an earlier session"
+
+// carriedFor is what t needed before an agent of an earlier session
+// changed it into what it is (ledger.Carried), nil when no agent did.
+func carriedFor(cs []ledger.Carried, root, file string, t tasks.Task) *ledger.Carried {
+	if len(cs) == 0 {
+		return nil
+	}
+	words, runs := placeOf(t)
+	for i := len(cs) - 1; i >= 0; i-- {
+		if c := &cs[i]; c.Root == root && c.File == file && c.Words == words && c.Runs == runs {
+			return c
+		}
+	}
+	return nil
 }

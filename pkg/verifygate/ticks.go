@@ -349,6 +349,9 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	delete(st.unread, rel)
 	s.SetPresent(rel, parsed)
+	if o.mine {
+		s.carryChanges(rel, parsed)
+	}
 	now := time.Now().UnixNano()
 	var checked []tasks.Task
 	for _, t := range parsed {

@@ -1,0 +1,55 @@
+package verifygate
+
+import (
+	"slices"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/tasks"
+)
+
+// carryChanges keeps, past the session, what each verification task of
+// file needed as the session began when this session's agent has changed
+// it (its commands, a person, an acceptance check): the next session
+// starts from what it needed then (TakeBaseline), so that an agent that
+// loosens a check in one session without ticking it does not find the
+// loosened check in force in the next (an unattended loop starts a session
+// per iteration). A change the user accepted (`/rodin:waive ID FILE
+// --commands`) is not kept; a change someone else made is never seen here
+// (look calls it for the agent's changes only).
+func (s *Session) carryChanges(file string, ts []tasks.Task) {
+	if s.Baseline == nil || s.Data == "" {
+		return
+	}
+	var add []ledger.Carried
+	for _, t := range ts {
+		if !s.IsVerification(file, t) {
+			continue
+		}
+		sns := s.snaps(file, t)
+		if len(sns) != 1 || !s.hadTask(file, t) {
+			continue
+		}
+		sn := sns[0]
+		runs := make([]string, len(t.Commands))
+		for i, c := range t.Commands {
+			runs[i] = Normalize(c.Run)
+		}
+		was := make([]string, len(sn.Commands))
+		for i, c := range sn.Commands {
+			was[i] = Normalize(c)
+		}
+		if slices.Equal(runs, was) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
+			continue
+		}
+		if w, _ := s.waiver(file, t); w != nil && len(w.Commands) > 0 && slices.Equal(w.Commands, runs) {
+			continue // the user accepted the task as it is
+		}
+		words, sum := placeOf(t)
+		add = append(add, ledger.Carried{Root: s.Root, File: file, Words: words, Runs: sum, Time: time.Now().UnixNano(),
+			Need: ledger.Snap{Commands: sn.Commands, Sources: sn.Sources, Verify: sn.Verify, AC: sn.AC, Manual: sn.Manual}})
+	}
+	if len(add) > 0 {
+		ledger.AddCarried(s.Data, add)
+	}
+}
