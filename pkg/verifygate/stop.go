@@ -475,7 +475,7 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 	// (its code spans and a last colon aside: a subject often leaves the
 	// command out), else all of them: a completion that could be any of
 	// them is judged as each.
-	var found, byRef, byTitle []Item
+	var found, byRef, byTitle, byStart []Item
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
@@ -492,6 +492,8 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 				byRef = append(byRef, Item{File: rel, Task: ft}) // rodin's own ref ("Step#2 …")
 			case sameTitle(ft.Title, t.Title) || sameTitle(ft.Name(), subject):
 				byTitle = append(byTitle, Item{File: rel, Task: ft}) // another id, or none
+			case t.ID == "" && startsTitle(t.Title, ft.Title):
+				byStart = append(byStart, Item{File: rel, Task: ft}) // its title's opening words
 			}
 		}
 	}
@@ -516,6 +518,10 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		// The subject names a file's task by its words under another id
 		// (or none): that task is judged, not the subject alone.
 		return byTitle, true
+	case len(byStart) > 0:
+		// The subject opens a file's task's title (a subject cut short):
+		// that task is judged (each, when several open so).
+		return byStart, true
 	}
 	t.Text += "\n" + desc
 	return []Item{{File: TaskList, Task: t}}, true
@@ -524,24 +530,36 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 // sameTitle reports whether two titles are the same words, their code
 // spans and a last colon aside.
 func sameTitle(a, b string) bool {
-	words := func(s string) string {
-		parts := strings.Split(s, "`")
-		var b strings.Builder
-		for i := 0; i < len(parts); i += 2 {
-			b.WriteString(parts[i] + " ")
-		}
-		var w []string
-		for _, x := range strings.Fields(b.String()) {
-			if x = strings.Trim(x, "*_"); !strings.HasPrefix(x, "[") && x != "" {
-				w = append(w, x) // tags aside: [VERIFY] may stand anywhere
-			}
-		}
-		if len(w) > 1 && strings.HasSuffix(w[0], ":") && w[0][0] >= '0' && w[0][0] <= '9' {
-			w = w[1:] // a step's number ("3: the export")
-		}
-		return strings.TrimRight(strings.Join(w, " "), ":.")
+	return strings.EqualFold(titleWords(a), titleWords(b))
+}
+
+// startsTitle reports whether the words of a subject open a task's title
+// (a subject that leaves the title's end out: "Run the unit tests" of "Run
+// the unit tests for the parser"), at a word's end, with three words at
+// least.
+func startsTitle(subject, title string) bool {
+	s, t := strings.ToLower(titleWords(subject)), strings.ToLower(titleWords(title))
+	return len(strings.Fields(s)) >= 3 && strings.HasPrefix(t, s) && len(t) > len(s) && strings.ContainsRune(" :,;(", rune(t[len(s)]))
+}
+
+// titleWords are a title's words as sameTitle compares them: code spans,
+// tags, emphasis and a step's number left out.
+func titleWords(s string) string {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i := 0; i < len(parts); i += 2 {
+		b.WriteString(parts[i] + " ")
 	}
-	return strings.EqualFold(words(a), words(b))
+	var w []string
+	for _, x := range strings.Fields(b.String()) {
+		if x = strings.Trim(x, "*_"); !strings.HasPrefix(x, "[") && x != "" {
+			w = append(w, x) // tags aside: [VERIFY] may stand anywhere
+		}
+	}
+	if len(w) > 1 && strings.HasSuffix(w[0], ":") && w[0][0] >= '0' && w[0][0] <= '9' {
+		w = w[1:] // a step's number ("3: the export")
+	}
+	return strings.TrimRight(strings.Join(w, " "), ":.")
 }
 
 // TakeBaseline records the task boxes and the configuration as the session
