@@ -15,6 +15,7 @@
 package verifygate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -850,7 +851,7 @@ func (s *Session) lookVerifyRan(r *ledger.Run, cmd, file, c string) bool {
 		// The run found its id in one task file (its sum is of that task):
 		// this one, or another the session knows.
 		for _, f := range s.taskFiles() {
-			if f != file {
+			if f != file && s.mentions(f, id) {
 				files = append(files, f)
 			}
 		}
@@ -889,6 +890,18 @@ func (s *Session) verifyRanIn(rel, id string, r *ledger.Run, c, file string) boo
 		return false
 	}
 	return false
+}
+
+// mentions reports whether a task file holds id at all, without parsing
+// it (lookVerifyRan reads the session's task files for a run that named
+// none: most hold no task of its id).
+func (s *Session) mentions(rel, id string) bool {
+	if _, ok := s.present[rel]; ok {
+		return true
+	}
+	idOf, _, _ := strings.Cut(id, "#")
+	b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+	return err == nil && bytes.Contains(b, []byte(idOf))
 }
 
 // tasksIn are a task file's tasks as judged (SetPresent), else as read.

@@ -123,7 +123,7 @@ const noTask = "-"
 // or "waived". The hook that records the run finds exactly one such line in
 // its output, or the run speaks for no task: a command that writes more
 // lines to rodin verify's output cannot take the first one back.
-const ChecksLine = "rodin verify: checks "
+const ChecksLine = "rodin verify checks: "
 
 // ChecksDigest sums the commands a need runs and the directory each runs
 // in, relative to the root: what a `rodin verify` run of the task ran.
@@ -160,7 +160,7 @@ func verifiedTask(getenv func(string) string, in hookio.Input, cmd string) strin
 	}
 	s, err := Open(getenv, session, cwd)
 	if err != nil {
-		return ""
+		return noTask
 	}
 	var files []string
 	if fileArg != "" {
@@ -181,7 +181,7 @@ func verifiedTask(getenv func(string) string, in hookio.Input, cmd string) strin
 				continue
 			}
 			if sum != "" {
-				return "" // the id in two files: none
+				return noTask // the id in two files: neither
 			}
 			ticked := t
 			ticked.Checked = true
@@ -191,6 +191,9 @@ func verifiedTask(getenv func(string) string, in hookio.Input, cmd string) strin
 			}
 			sum = s.taskSum(rel, t)
 		}
+	}
+	if sum == "" {
+		return noTask // no task of the id: a run of nothing (a sum of "" is an older rodin's)
 	}
 	return sum
 }

@@ -549,7 +549,10 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 		for _, sn := range snaps {
 			if sn.Verify && sn.Checked {
 				x := box{mark: markStart, time: b.Time}
-				if sn.Title != "" {
+				if sn.Title != "" && !sn.Carried {
+					// (A carried snap holds the commands the task had
+					// before an agent changed them, not the task's: its box
+					// is known by its key.)
 					x.words, x.runs = placeSums(sn.Title, sn.Commands)
 				}
 				st.boxes[boxKey{rel, sn.Key}] = x
