@@ -354,9 +354,11 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // verifyline VAR ARGS... runs `rodin verify ARGS...` for $SESSION (its
-// commands may fail) and sets VAR to the digest of the checks it printed
-// it would run (verifygate.ChecksLine): a script's record of a rodin
-// verify run carries what a real run prints.
+// commands may fail) and sets VAR to the digest of the checks a passing
+// run would end with (verifygate.ChecksLine; the CLI prints it at its
+// start under the test seam RODIN_TEST_CHECKS, and a passing run at its
+// end, which is taken first): a script's record of a rodin verify run
+// carries what a real run prints.
 func cmdVerifyline(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: verifyline VAR ARGS...")
@@ -365,8 +367,14 @@ func cmdVerifyline(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("CLAUDE_CODE_SESSION_ID", ts.Getenv("SESSION"))
 		defer ts.Setenv("CLAUDE_CODE_SESSION_ID", "")
 	}
-	ts.Exec("rodin", append([]string{"verify"}, args[1:]...)...) // a failing run prints the line too
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(verifygate.ChecksLine) + `(\S+)$`).FindStringSubmatch(ts.ReadFile("stdout"))
+	ts.Setenv("RODIN_TEST_CHECKS", "1")
+	ts.Exec("rodin", append([]string{"verify"}, args[1:]...)...) // a failing run prints the seam's line too
+	ts.Setenv("RODIN_TEST_CHECKS", "")
+	out := ts.ReadFile("stdout")
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(verifygate.ChecksLine) + `(\S+)$`).FindStringSubmatch(out) // a pass's own line
+	if m == nil {
+		m = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cli.TestChecksLine) + `(\S+)$`).FindStringSubmatch(out)
+	}
 	if m == nil {
 		ts.Fatalf("rodin verify printed no checks line")
 	}

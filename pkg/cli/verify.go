@@ -169,17 +169,15 @@ func runVerify(e *env, args []string) error {
 	ticked := t
 	ticked.Checked = true
 	need := s.NeedOf(rel, ticked)
-	// Where each command runs is decided before any runs: a command that
-	// moves a manifest changes no later one's directory.
-	dirs := make([]string, len(need.Commands))
-	for i, c := range need.Commands {
-		dirs[i] = tasks.RunDir(s.Root, rel, c.Run)
-	}
 	fmt.Fprintf(e.stdout, "rodin verify: %s (%s line %d), from %s\n", t.Name(), rel, t.Line, s.Root)
-	if need.Waiver != nil {
-		fmt.Fprintln(e.stdout, verifygate.ChecksLine+"waived")
-	} else {
-		fmt.Fprintln(e.stdout, verifygate.ChecksLine+s.ChecksDigest(rel, need))
+	if e.getenv("RODIN_TEST_CHECKS") != "" {
+		// A test seam: the digest a passing run would end with, for a
+		// script's record of one (never the line the hook reads).
+		d := "waived"
+		if need.Waiver == nil {
+			d = s.ChecksDigest(rel, need)
+		}
+		fmt.Fprintln(e.stdout, TestChecksLine+d)
 	}
 	if len(need.StandsFor) > 0 {
 		fmt.Fprintf(e.stdout, "it is new since the session began and stands for %s, gone from the file: their commands run too\n", strings.Join(need.StandsFor, ", "))
@@ -210,10 +208,11 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "demands: `%s` (%s)\n", c.Run, c.Source)
 	}
 	passed, failed := 0, 0
-	for i, c := range need.Commands {
+	passedIn := map[string]bool{} // command and directory of each pass
+	for _, c := range need.Commands {
 		// From the root, or, in a monorepo, from the task file's package
 		// when the command's files are there and not at the root.
-		dir := dirs[i]
+		dir := tasks.RunDir(s.Root, rel, c.Run)
 		if dir != s.Root {
 			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package: its files are not at the root)\n", c.Run, dir)
 		}
@@ -233,6 +232,7 @@ func runVerify(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "  a longer suite: `rodin verify --timeout 20m %s %s` (run it with the Bash tool's timeout at its 600000 ms most, or in a terminal), or \"timeout\" under \"verify\" in %s\n", verifygate.ShellArg(t.Ref), verifygate.ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))), project.ConfigFile)
 		case res.exit == 0:
 			passed++
+			passedIn[verifygate.Normalize(c.Run)+"\x00"+dir] = true
 			fmt.Fprintf(e.stdout, "PASS  %s  (exit 0, %s)\n", c.Run, res.took.Round(10*time.Millisecond))
 		default:
 			failed++
@@ -245,6 +245,9 @@ func runVerify(e *env, args []string) error {
 			}
 		}
 	}
+	if need.Waiver != nil {
+		fmt.Fprintln(e.stdout, verifygate.ChecksLine+"waived")
+	}
 	switch {
 	case failed > 0 && need.Waiver != nil:
 		fmt.Fprintf(e.stdout, "%d of %d commands failed; the task is waived (%q)\nVERIFICATION_PASS\n", failed, len(need.Commands), need.Waiver.Reason)
@@ -253,6 +256,19 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%d of %d commands failed\nVERIFICATION_FAIL\n", failed, len(need.Commands))
 		return errSilent
 	}
+	if need.Waiver == nil {
+		// What passed is what the task needs as it stands now, where each
+		// command would run now: a command that rewrote its task, or moved
+		// what decides where a command runs, passed nothing. The line the
+		// hook that records this run checks is written last, after every
+		// command has ended.
+		digest, why := checksAfter(e, pos, passedIn)
+		if why != "" {
+			fmt.Fprintf(e.stdout, "the task changed while its commands ran: %s; run rodin verify again\nVERIFICATION_FAIL\n", why)
+			return errSilent
+		}
+		fmt.Fprintln(e.stdout, verifygate.ChecksLine+digest)
+	}
 	fmt.Fprintln(e.stdout, "VERIFICATION_PASS")
 	if e.getenv("CLAUDE_CODE_SESSION_ID") == "" {
 		// Run by hand: only a run Claude Code reports (its Bash tool, in the
@@ -260,6 +276,31 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "rodin: note: run outside Claude Code, this pass is not evidence for the verify gate: the tick counts a run it saw in the session (`rodin verify "+t.Ref+" "+rel+"` through Claude Code's Bash, which /rodin:verify does)")
 	}
 	return nil
+}
+
+// TestChecksLine opens the test seam's line (RODIN_TEST_CHECKS).
+const TestChecksLine = "rodin verify (test seam) checks: "
+
+// checksAfter reads the task again after its commands ran and returns the
+// digest of what it needs now (verifygate.ChecksDigest), or why the run
+// does not stand for it: a command it needs now that did not pass in this
+// run, where it would run now.
+func checksAfter(e *env, pos []string, passedIn map[string]bool) (digest, why string) {
+	s, rel, t, err := sessionTask(e, pos)
+	if err != nil {
+		return "", err.Error()
+	}
+	t.Checked = true
+	need := s.NeedOf(rel, t)
+	if need.Waiver != nil {
+		return "", "it is waived now"
+	}
+	for _, c := range need.Commands {
+		if !passedIn[verifygate.Normalize(c.Run)+"\x00"+tasks.RunDir(s.Root, rel, c.Run)] {
+			return "", fmt.Sprintf("it needs `%s` now, which did not pass in this run", c.Run)
+		}
+	}
+	return s.ChecksDigest(rel, need), ""
 }
 
 // runnable reports whether a command line starts with something that can

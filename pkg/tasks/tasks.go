@@ -647,6 +647,18 @@ func Ticked(prev, next []Task) []Task {
 			checkedByTitle[group(*t)]++
 		}
 	}
+	// An open verification task gone in next (its words and commands no
+	// task's): a checked task reworded in the same edit may have become it.
+	gone := false
+	inNext := make(map[string]bool, len(next))
+	for _, t := range next {
+		inNext[group(t)] = true
+	}
+	for _, t := range prev {
+		if t.Verify && !t.Checked && !inNext[group(t)] {
+			gone = true
+		}
+	}
 	seen := make(map[string]int, len(next))
 	var out []Task
 	for _, t := range next {
@@ -655,7 +667,9 @@ func Ticked(prev, next []Task) []Task {
 			i := seen[k]
 			seen[k]++
 			if i < len(was[k]) {
-				if old := was[k][i]; t.Checked && (!old.Checked || !slices.Equal(old.Runs(), t.Runs())) {
+				old := was[k][i]
+				same := group(*old) == group(t) || !gone && sameNeed(*old, t)
+				if t.Checked && (!old.Checked || !same) {
 					out = append(out, t)
 				}
 				continue
@@ -670,6 +684,12 @@ func Ticked(prev, next []Task) []Task {
 		}
 	}
 	return out
+}
+
+// sameNeed reports whether b asks what a asks: its commands, a person, a
+// qa-engineer (its words may differ: a task or its heading reworded).
+func sameNeed(a, b Task) bool {
+	return slices.Equal(a.Runs(), b.Runs()) && a.Manual == b.Manual && a.AC == b.AC
 }
 
 // PlaceFree is what tells a task apart without its place: its id, its

@@ -1031,15 +1031,11 @@ func verifyArgs(cmd string) (id, fileArg string, ok bool) {
 
 // verifiedThis reports whether a `rodin verify` run of t's ref verified t:
 // the task its id named when it ran, and what it ran for it (recorded
-// then), are t and what t needs as it stands. A
-// run recorded without it (an older rodin, or a file it could not read)
-// speaks for a task whose id is its own, not for one told apart by its
-// position ("Step#2", "@line7"), which an edit gives to another task.
+// then), are t and what t needs as it stands. A run recorded without it
+// (an older rodin) speaks for no task: it may have run another task of the
+// id (a file too large for it to read, or a task renamed while it ran).
 func (s *Session) verifiedThis(r *ledger.Run, file string, t tasks.Task) bool {
-	if r.PromptSum != "" {
-		return r.PromptSum == s.taskSum(file, t)
-	}
-	return !tasks.Positional(t.Ref)
+	return r.PromptSum != "" && r.PromptSum == s.taskSum(file, t)
 }
 
 // shellWords splits a command into the words sh would pass, for commands

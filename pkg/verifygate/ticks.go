@@ -152,7 +152,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.globs = append(st.globs, f[0])
 		case line[0] == 'f' && len(f) == 3:
 			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
-		case line[0] == 'b' && (len(f) == 5 || len(f) == 7) && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+		case line[0] == 'b' && len(f) >= 5 && len(f) <= 7 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+			// (Six fields: a development build's, its sixth not read.)
 			x := box{mark: f[0][0], time: num(f[1]), agent: f[2]}
 			if len(f) == 7 {
 				x.words, x.runs = f[5], f[6]
@@ -359,7 +360,20 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			checked = append(checked, t)
 		}
 	}
-	was := pairBoxes(st, rel, checked)
+	// A box kept without words (an older rodin's record), checked when the
+	// session began, is known by the commands it had then.
+	if s.Baseline != nil {
+		for _, sn := range s.Baseline.Files[rel] {
+			if b, ok := st.boxes[boxKey{rel, sn.Key}]; ok && b.mark == markStart && b.words == "" && b.runs == "" && !sn.Carried {
+				_, b.runs = placeSums("", sn.Commands, sn.Manual, sn.AC)
+				st.boxes[boxKey{rel, sn.Key}] = b
+			}
+		}
+	}
+	// A task of an id of its own reworded keeps its box when it needs what
+	// it needed, unless an open verification task of the file is gone
+	// since the session began (a checked task reworded into it).
+	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0)
 	var judge []Item
 	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
@@ -410,11 +424,21 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 // words without its place and of its commands (tasks.Ticked pairs them
 // the same way).
 func placeOf(t tasks.Task) (words, runs string) {
-	return placeSums(t.PlaceFree(), t.Runs())
+	return placeSums(t.PlaceFree(), t.Runs(), t.Manual, t.AC)
 }
 
-func placeSums(placeFree string, runs []string) (string, string) {
-	return ledger.SumPrompt(placeFree)[:16], ledger.SumPrompt(strings.Join(runs, "\x00"))[:16]
+// placeSums are placeOf's sums; what a task asks of a person or a
+// qa-engineer is in its commands' sum (a task that names no command and
+// one a person checks do not need the same).
+func placeSums(placeFree string, runs []string, manual, ac bool) (string, string) {
+	need := strings.Join(runs, "\x00")
+	if manual {
+		need += "\x00manual"
+	}
+	if ac {
+		need += "\x00ac"
+	}
+	return ledger.SumPrompt(placeFree)[:16], ledger.SumPrompt(need)[:16]
 }
 
 func placed(b box, t tasks.Task) box {
@@ -432,7 +456,7 @@ func placed(b box, t tasks.Task) box {
 // since rodin last looked: a task renamed into another's id with other
 // commands, or a step reworded, too. A box kept without words (by an
 // older rodin) is paired by key alone.
-func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
+func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool) []*box {
 	old := map[string]box{}
 	for k, b := range st.boxes {
 		if k.file == rel {
@@ -453,7 +477,7 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
 	}
 	for i, t := range checked {
 		places[i].words, places[i].runs = placeOf(t)
-		if b, ok := old[t.Key()]; ok && (b.words == "" || b.words == places[i].words && b.runs == places[i].runs) {
+		if b, ok := old[t.Key()]; ok && (b.words == "" && (b.runs == "" || b.runs == places[i].runs) || b.words == places[i].words && b.runs == places[i].runs) {
 			take(i, t.Key())
 		}
 	}
@@ -477,7 +501,7 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task) []*box {
 		}
 	}
 	for i, t := range checked {
-		if b, ok := old[t.Key()]; ok && was[i] == nil && !tasks.Positional(t.Ref) && b.runs == places[i].runs {
+		if b, ok := old[t.Key()]; ok && reworded && was[i] == nil && !tasks.Positional(t.Ref) && b.runs == places[i].runs {
 			take(i, t.Key())
 		}
 	}
@@ -553,7 +577,7 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 					// (A carried snap holds the commands the task had
 					// before an agent changed them, not the task's: its box
 					// is known by its key.)
-					x.words, x.runs = placeSums(sn.Title, sn.Commands)
+					x.words, x.runs = placeSums(sn.Title, sn.Commands, sn.Manual, sn.AC)
 				}
 				st.boxes[boxKey{rel, sn.Key}] = x
 			}
