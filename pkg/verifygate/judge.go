@@ -247,6 +247,9 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	} else {
 		for i := range fs {
 			if fs[i].Key == t.Key() {
+				if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i]) {
+					return nil // a new step at a moved one's place
+				}
 				return []*ledger.Snap{&fs[i]}
 			}
 		}
@@ -262,6 +265,21 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		}
 	}
 	return out
+}
+
+// movedAway reports whether the task a snap of a place (Step#2) was is
+// in the file now by its words, at another place: a step inserted above
+// it moved it down, and the new step at its old place is not it.
+func (s *Session) movedAway(file string, sn *ledger.Snap) bool {
+	if sn.Title == "" {
+		return false
+	}
+	for _, t := range s.present[file] {
+		if t.Key() != sn.Key && t.PlaceFree() == sn.Title && snapOfID(sn.Key, t.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // hadTask reports whether the file held this task when the session began:
@@ -329,6 +347,9 @@ func (s *Session) indexedSnaps(file string, fs []ledger.Snap, t tasks.Task) []*l
 		s.snapIndexes[file] = ix
 	}
 	if i, ok := ix.byKey[t.Key()]; ok {
+		if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i]) {
+			return nil // a new step at a moved one's place
+		}
 		return []*ledger.Snap{&fs[i]}
 	}
 	var out []*ledger.Snap
