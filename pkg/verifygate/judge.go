@@ -1273,6 +1273,9 @@ func (s *Session) fixRun(vs []Verdict) string {
 		}
 		b.WriteString("ask the user to check it and, when it holds, to type " + strings.Join(person, ", ") + " in Claude Code (no agent can: leave the box open meanwhile; an unattended loop goes on with other tasks)")
 	}
+	if len(cmds)+len(qa)+len(person) == 0 {
+		b.WriteString("name the command that checks it (in its task's words, or as the project's quality commands: `rodin checks`)")
+	}
 	return b.String()
 }
 

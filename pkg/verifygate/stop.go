@@ -57,7 +57,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
 		its, ok := s.completedTask(in)
-		if !ok {
+		if !ok || s.tickedAlready(its) {
 			return hookio.StopOutcome{}
 		}
 		items = its
@@ -118,6 +118,9 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		msg += " (rodin's record of who ticked which box in this session is missing or damaged, so it judged every box ticked since the session began as the code stands.)"
 	}
 	if !again {
+		if in.HookEventName() == "TaskCompleted" {
+			return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or leave the task open until they pass."}
+		}
 		return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or untick the box until they pass."}
 	}
 	if noBaseline {
@@ -452,6 +455,39 @@ func (s *Session) tickedSinceStart() []Item {
 	return items
 }
 
+// tickedAlready reports whether a completed task's file task is ticked,
+// its tick judged when it was made (and justified then), or someone
+// else's, or ticked before the session: a tick is judged once, and marking
+// its task done in Claude Code's task list later does not judge it again
+// (VERIFY-SPEC §2). Of several candidates, one so ticked is enough: the
+// subject may name any of them. The record is brought up to date first.
+func (s *Session) tickedAlready(items []Item) bool {
+	files := map[string]bool{}
+	for _, it := range items {
+		if it.File != TaskList && it.Task.Checked {
+			files[it.File] = true
+		}
+	}
+	if len(files) == 0 {
+		return false
+	}
+	ticked := false
+	updateTicks(s.Data, s.ID, func(st *tickState) error {
+		for rel := range files {
+			if fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || st.changed(rel, fi) {
+				s.look(st, rel, s.byTime, nil)
+			}
+		}
+		for _, it := range items {
+			if b, ok := st.boxes[boxKey{it.File, it.Task.Key()}]; ok && it.Task.Checked && b.mark != markBad {
+				ticked = true
+			}
+		}
+		return nil
+	})
+	return ticked
+}
+
 // TaskList stands for the file of a task of Claude Code's task list that
 // no task file holds.
 const TaskList = "(task list)"
@@ -475,7 +511,7 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 	// (its code spans and a last colon aside: a subject often leaves the
 	// command out), else all of them: a completion that could be any of
 	// them is judged as each.
-	var found, byRef, byTitle, byStart []Item
+	var found, byRef, byTitle, byLead, byStart []Item
 	for _, rel := range project.TaskFiles(s.Root, s.Config) {
 		b, err := safefile.ReadFile(s.Root+"/"+rel, tasks.MaxRead)
 		if err != nil {
@@ -492,6 +528,8 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 				byRef = append(byRef, Item{File: rel, Task: ft}) // rodin's own ref ("Step#2 …")
 			case sameTitle(ft.Title, t.Title) || sameTitle(ft.Name(), subject):
 				byTitle = append(byTitle, Item{File: rel, Task: ft}) // another id, or none
+			case leadNames(subject, ft):
+				byLead = append(byLead, Item{File: rel, Task: ft}) // "Run T008 …", "Phase 2 …"
 			case t.ID == "" && startsTitle(t.Title, ft.Title):
 				byStart = append(byStart, Item{File: rel, Task: ft}) // its title's opening words
 			}
@@ -518,6 +556,10 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		// The subject names a file's task by its words under another id
 		// (or none): that task is judged, not the subject alone.
 		return byTitle, true
+	case len(byLead) > 0:
+		// The subject is a task's title after words that name it: its id
+		// ("Run T008 …") or its heading ("Phase 2 …").
+		return byLead, true
 	case len(byStart) > 0:
 		// The subject opens a file's task's title (a subject cut short):
 		// that task is judged (each, when several open so).
@@ -540,6 +582,28 @@ func sameTitle(a, b string) bool {
 func startsTitle(subject, title string) bool {
 	s, t := strings.ToLower(titleWords(subject)), strings.ToLower(titleWords(title))
 	return len(strings.Fields(s)) >= 3 && strings.HasPrefix(t, s) && len(t) > len(s) && strings.ContainsRune(" :,;(", rune(t[len(s)]))
+}
+
+// leadNames reports whether a subject is t's title after words that name
+// t: its id among them ("Run T008 [VERIFY] Quality checkpoint"), or all of
+// them in the headings t stands under ("Phase 2 [VERIFY] Quality
+// checkpoint" of a task under "Phase 2: Foundational").
+func leadNames(subject string, t tasks.Task) bool {
+	sw, tw := strings.Fields(titleWords(subject)), strings.Fields(titleWords(t.Title))
+	if len(tw) == 0 || len(sw) <= len(tw) || !strings.EqualFold(strings.Join(sw[len(sw)-len(tw):], " "), strings.Join(tw, " ")) {
+		return false
+	}
+	lead := sw[:len(sw)-len(tw)]
+	if t.ID != "" && slices.ContainsFunc(lead, func(w string) bool { return strings.TrimRight(w, ":.,") == t.ID }) {
+		return true
+	}
+	section := strings.ToLower(t.Section)
+	for _, w := range lead {
+		if !strings.Contains(section, strings.ToLower(strings.TrimRight(w, ":.,"))) {
+			return false
+		}
+	}
+	return section != ""
 }
 
 // titleWords are a title's words as sameTitle compares them: code spans,
