@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rodin-gate/rodin/pkg/checks"
 	"github.com/rodin-gate/rodin/pkg/evidence"
@@ -528,6 +529,10 @@ type Finding struct {
 	Run     *ledger.Run  // the latest run that speaks for it
 	Via     string       // "rodin verify V4" when that run was rodin verify
 	Stale   freshness.Change
+	// Near is, when no run speaks for it, the newest command of the
+	// session that holds it but does not count (piped, chained,
+	// redirected), so that the message says why.
+	Near string
 }
 
 // OK reports whether the requirement is met.
@@ -591,6 +596,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		for _, c := range v.Need.Commands {
 			f := Finding{Command: c.Run, Source: c.Source}
 			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run)
+			if f.Run == nil {
+				f.Near = nearRun(runs, c.Run, it.Task.Ref)
+			}
 			v.Findings = append(v.Findings, f)
 		}
 		if v.Need.QA {
@@ -810,8 +818,9 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		got := Normalize(r.Command)
 		// A line piped into a filter succeeds whatever its first command
 		// does, as Claude Code's Bash runs it: only rodin verify's run of
-		// it (with pipefail) speaks for it.
-		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+		// it (with pipefail) speaks for it. Its stderr joined to its
+		// stdout (`2>&1`, as agents write commands) changes no exit.
+		if (got == want || strings.TrimSuffix(got, " 2>&1") == want) && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
@@ -834,7 +843,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		}
 		// A pass of the same command for another task is evidence too
 		// (VERIFY-SPEC §2): a passing rodin verify of a task that ran it.
-		if r.Exit == 0 && r.PromptSum != "" && strings.HasPrefix(got, "rodin verify ") && s.inProject(r.Cwd) && s.verifyRan(r, got, file, c) {
+		if r.Exit == 0 && r.PromptSum != "" && strings.Contains(got, "rodin verify ") && s.inProject(r.Cwd) && s.verifyRan(r, got, file, c) {
 			return r, got
 		}
 	}
@@ -942,6 +951,38 @@ func (s *Session) tasksIn(rel string) []tasks.Task {
 	return ts
 }
 
+// nearRun is the newest command of runs that holds command c, or a
+// rodin verify of ref, in a form that does not speak for it ("" when none).
+func nearRun(runs []ledger.Run, c, ref string) string {
+	want := Normalize(c)
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if r.Kind != ledger.KindBash || r.Oversize {
+			continue
+		}
+		got := Normalize(r.Command)
+		if got == want || !strings.ContainsAny(verifyPart(got), "|;&<>") {
+			continue // a plain form: another reason (its directory) kept it out
+		}
+		if strings.Contains(got, want) || strings.Contains(got, "rodin verify "+ref) || strings.Contains(got, "rodin verify '"+ref+"'") {
+			return oneLine(got, 120)
+		}
+	}
+	return ""
+}
+
+// oneLine is s on one line, cut to n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // not inside a character
+		}
+		s = s[:n] + "…"
+	}
+	return s
+}
+
 // ranIn is the rest of a run that opened by changing to the directory it
 // is reported from (`cd packages/api && sh check.sh`, reported from
 // packages/api; `cd /abs/project && npm test`, from /abs/project): the
@@ -1023,10 +1064,23 @@ func (s *Session) verifyFile(cwd, fileArg string) string {
 	return project.Rel(s.Root, p)
 }
 
+// verifyPart is the rodin verify command of a line as agents write it:
+// after a `cd DIR && ` (rodin verify runs from the root wherever it
+// starts, and a relative FILE is read from where the cd left the shell,
+// which Claude Code reports as the call's cwd), and without a trailing
+// `2>&1` (stderr joined to stdout: the exit is the command's).
+func verifyPart(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if _, rest, ok := tasks.CdThen(cmd); ok {
+		cmd = rest
+	}
+	return strings.TrimSpace(strings.TrimSuffix(cmd, " 2>&1"))
+}
+
 // verifyArgs are the id and file of a `rodin verify ID [FILE] [--timeout
 // D]` command line ("" when it names no file); ok is false for any other.
 func verifyArgs(cmd string) (id, fileArg string, ok bool) {
-	f, ok := shellWords(cmd)
+	f, ok := shellWords(verifyPart(cmd))
 	if !ok || len(f) < 3 || f[0] != "rodin" || f[1] != "verify" {
 		return "", "", false
 	}
@@ -1159,6 +1213,8 @@ func (v Verdict) Explain() string {
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
 		case f.Run == nil && tasks.PipeHidesExit(f.Command):
 			parts = append(parts, what+" has not run through `rodin verify` in this session (it pipes into a filter, whose exit hides the first command's: only rodin verify, which runs it with pipefail, proves it)")
+		case f.Run == nil && f.Near != "":
+			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
 		case f.Run == nil:
 			parts = append(parts, what+" has not run in this session")
 		case f.Command == "" && f.Run.Resumed:
