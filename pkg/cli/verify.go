@@ -331,9 +331,16 @@ var errSilent = errors.New("")
 
 func runWaive(e *env, args []string) error {
 	var reason string
-	pos, err := flags("waive", args, func(fs *flag.FlagSet) { fs.StringVar(&reason, "reason", "", "why the task need not pass") })
+	var accept bool
+	pos, err := flags("waive", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&reason, "reason", "", "why the task need not pass")
+		fs.BoolVar(&accept, "commands", false, "accept the task's commands as they stand (they must pass)")
+	})
 	if err != nil {
 		return err
+	}
+	if accept {
+		return acceptCommands(e, pos)
 	}
 	if len(pos) < 1 || len(pos) > 2 || strings.TrimSpace(reason) == "" {
 		return usageError{"waive takes a task id, optionally its task file, and --reason"}
@@ -357,6 +364,34 @@ func runWaive(e *env, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "waived %s (%s): %s\nthe gate lets its box be ticked and says so each time; `rodin tasks` lists it\n", t.Name(), rel, reason)
+	return nil
+}
+
+// acceptCommands is `rodin waive --commands ID [FILE]`: the user accepts a
+// task's commands as they stand, in place of those it had when the
+// session began or before an agent changed them. Only at a terminal of
+// their own: from Claude Code it says how the user does it.
+func acceptCommands(e *env, pos []string) error {
+	if len(pos) < 1 || len(pos) > 2 {
+		return usageError{"waive --commands takes a task id and, optionally, its task file"}
+	}
+	s, rel, t, err := sessionTask(e, pos)
+	if err != nil {
+		return err
+	}
+	if !fromTerminal(e.getenv, os.Stdin) {
+		fmt.Fprintf(e.stdout, "nothing was accepted: this was run from Claude Code (or with no terminal), where the agent could run it. The user accepts the commands of %s (%s) by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own\n",
+			t.Name(), rel, verifygate.WaiveCommand, t.Ref, rel, verifygate.AcceptCommands, verifygate.ShellArg(t.Ref), verifygate.ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))))
+		return nil
+	}
+	if s.Data == "" {
+		return withHint(errors.New("rodin has no data directory to keep the acceptance in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
+	}
+	shown, err := s.AcceptCommands(rel, t, "terminal")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "accepted the commands of %s (%s) as they stand: %s, in place of those it had before; they must pass as any check does\n", t.Name(), rel, shown)
 	return nil
 }
 

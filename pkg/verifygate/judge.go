@@ -1192,9 +1192,9 @@ func (v Verdict) Explain() string {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
 	if v.Need.ChangedBefore && v.Need.Waiver == nil {
-		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
+		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
 	} else if v.Need.Changed && v.Need.Waiver == nil {
-		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code", WaiveCommand, v.Task.Ref, v.File, AcceptCommands))
+		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
 	}
 	if v.Need.Manual {
 		why := "it says so, and names no command"

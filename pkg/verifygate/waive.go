@@ -60,21 +60,11 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		return say("Nothing was waived: %v.", err)
 	}
 	if accept {
-		// Not a waiver: the task's commands as they stand replace those of
-		// the session's start, and must pass.
-		var cmds, shown []string
-		for _, c := range t.Commands {
-			cmds, shown = append(cmds, Normalize(c.Run)), append(shown, "`"+c.Run+"`")
-		}
-		if len(cmds) == 0 {
-			return say("Nothing was accepted: %s (%s) names no command now.", t.Name(), rel)
-		}
-		w := ledger.Waiver{Root: s.Root, File: rel, Task: t.Ref, Title: t.Title, Reason: "the user accepts its commands as they stand: " + strings.Join(shown, ", "),
-			Time: time.Now().UnixNano(), By: "prompt", Commands: cmds}
-		if err := ledger.AddWaiver(s.Data, w); err != nil {
+		shown, err := s.AcceptCommands(rel, t, "prompt")
+		if err != nil {
 			return say("Nothing was accepted: %v.", err)
 		}
-		return say("The user accepted the commands of %s (%s) as they stand: %s, in place of those it had when the session began. They must pass as any check does.", t.Name(), rel, strings.Join(shown, ", "))
+		return say("The user accepted the commands of %s (%s) as they stand: %s, in place of those it had when the session began. They must pass as any check does.", t.Name(), rel, shown)
 	}
 	ws, err := ledger.Waivers(s.Data)
 	if err != nil {
@@ -92,6 +82,27 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		return say("Nothing was waived: %v.", err)
 	}
 	return say("The user waived %s (%s): %q. Its box may be ticked without passing checks; rodin says so each time, and `rodin tasks` lists the waiver.", t.Name(), rel, reason)
+}
+
+// AcceptCommands records the user's acceptance of a task's commands as
+// they stand, in place of those it had when the session began (or before
+// an agent changed them in an earlier session): not a waiver, they must
+// pass. by says where the user accepted them ("prompt", "terminal"). It
+// returns the commands as a message shows them.
+func (s *Session) AcceptCommands(rel string, t tasks.Task, by string) (string, error) {
+	var cmds, shown []string
+	for _, c := range t.Commands {
+		cmds, shown = append(cmds, Normalize(c.Run)), append(shown, "`"+c.Run+"`")
+	}
+	if len(cmds) == 0 {
+		return "", fmt.Errorf("%s (%s) names no command now", t.Name(), rel)
+	}
+	w := ledger.Waiver{Root: s.Root, File: rel, Task: t.Ref, Title: t.Title, Reason: "the user accepts its commands as they stand: " + strings.Join(shown, ", "),
+		Time: time.Now().UnixNano(), By: by, Commands: cmds}
+	if err := ledger.AddWaiver(s.Data, w); err != nil {
+		return "", err
+	}
+	return strings.Join(shown, ", "), nil
 }
 
 // TaskError is FindTask's error: what is wrong, and a hint at what to do.
