@@ -450,10 +450,13 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		if !keepStart {
 			continue
 		}
-		for _, c := range start {
+		for i, c := range start {
 			if !slices.Contains(current, Normalize(c.Run)) {
 				n.Changed = true // a command of the session's start is gone from the task
 				n.ChangedBefore = n.ChangedBefore || sn.Carried
+				if !sn.Carried {
+					start[i].Source = tasks.Source(string(c.Source) + ", as the session began: the task has changed since, and it stands until the user accepts the change")
+				}
 			}
 		}
 		add(start)
