@@ -23,24 +23,22 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 	}
 	var add []ledger.Carried
 	for _, t := range ts {
-		if !s.IsVerification(file, t) {
-			continue
-		}
+		// Cheap tests first: a task file holds hundreds of tasks, and most
+		// are as they began.
 		sns := s.snaps(file, t)
-		if len(sns) != 1 || !s.hadTask(file, t) {
+		if len(sns) != 1 {
 			continue
 		}
 		sn := sns[0]
+		if !t.Verify && !sn.Verify || sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
+			continue
+		}
+		if !s.hadTask(file, t) {
+			continue
+		}
 		runs := make([]string, len(t.Commands))
 		for i, c := range t.Commands {
 			runs[i] = Normalize(c.Run)
-		}
-		was := make([]string, len(sn.Commands))
-		for i, c := range sn.Commands {
-			was[i] = Normalize(c)
-		}
-		if slices.Equal(runs, was) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
-			continue
 		}
 		if w, _ := s.waiver(file, t); w != nil && len(w.Commands) > 0 && slices.Equal(w.Commands, runs) {
 			continue // the user accepted the task as it is
@@ -52,4 +50,18 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 	if len(add) > 0 {
 		ledger.AddCarried(s.Data, add)
 	}
+}
+
+// sameCommands reports whether a task's commands are a snap's, as rodin
+// compares commands (Normalize).
+func sameCommands(cs []tasks.Command, was []string) bool {
+	if len(cs) != len(was) {
+		return false
+	}
+	for i, c := range cs {
+		if Normalize(c.Run) != Normalize(was[i]) {
+			return false
+		}
+	}
+	return true
 }
