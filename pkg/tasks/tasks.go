@@ -649,15 +649,18 @@ func Ticked(prev, next []Task) []Task {
 	}
 	// An open verification task gone in next (its words and commands no
 	// task's): a checked task reworded in the same edit may have become it.
-	gone := false
-	inNext := make(map[string]bool, len(next))
-	for _, t := range next {
-		inNext[group(t)] = true
-	}
-	for _, t := range prev {
-		if t.Verify && !t.Checked && !inNext[group(t)] {
-			gone = true
+	// Asked only of a reworded task (a long file's edit rarely has one).
+	gone := func() bool {
+		inNext := make(map[string]bool, len(next))
+		for _, t := range next {
+			inNext[group(t)] = true
 		}
+		for _, t := range prev {
+			if t.Verify && !t.Checked && !inNext[group(t)] {
+				return true
+			}
+		}
+		return false
 	}
 	seen := make(map[string]int, len(next))
 	var out []Task
@@ -668,7 +671,7 @@ func Ticked(prev, next []Task) []Task {
 			seen[k]++
 			if i < len(was[k]) {
 				old := was[k][i]
-				same := group(*old) == group(t) || !gone && sameNeed(*old, t)
+				same := !t.Checked || !old.Checked || sameTask(*old, t) || sameNeed(*old, t) && !gone()
 				if t.Checked && (!old.Checked || !same) {
 					out = append(out, t)
 				}
@@ -689,18 +692,42 @@ func Ticked(prev, next []Task) []Task {
 // sameNeed reports whether b asks what a asks: its commands, a person, a
 // qa-engineer (its words may differ: a task or its heading reworded).
 func sameNeed(a, b Task) bool {
-	return slices.Equal(a.Runs(), b.Runs()) && a.Manual == b.Manual && a.AC == b.AC
+	return sameRuns(a, b) && a.Manual == b.Manual && a.AC == b.AC
+}
+
+// sameTask reports whether a and b are the same task by what tells a task
+// apart without its place (PlaceFree) and its commands, as Ticked's group
+// has it, without building either (a long file's edit compares hundreds).
+func sameTask(a, b Task) bool {
+	return a.ID == b.ID && a.Section == b.Section && titleNoStep(a.Title) == titleNoStep(b.Title) && sameRuns(a, b)
+}
+
+func sameRuns(a, b Task) bool {
+	if len(a.Commands) != len(b.Commands) {
+		return false
+	}
+	for i := range a.Commands {
+		if a.Commands[i].Run != b.Commands[i].Run {
+			return false
+		}
+	}
+	return true
+}
+
+// titleNoStep is a title without a step's number ("3: [VERIFY] unit
+// tests pass" is the same step renumbered).
+func titleNoStep(title string) string {
+	if first, rest, ok := strings.Cut(title, " "); ok && isStepNumber(first) {
+		return rest
+	}
+	return title
 }
 
 // PlaceFree is what tells a task apart without its place: its id, its
 // title without a step's number ("3: [VERIFY] unit tests pass" is the same
 // step renumbered), and the heading it stands under.
 func (t Task) PlaceFree() string {
-	title := t.Title
-	if first, rest, ok := strings.Cut(title, " "); ok && isStepNumber(first) {
-		title = rest
-	}
-	return t.ID + "\x00" + title + "\x00" + t.Section
+	return t.ID + "\x00" + titleNoStep(t.Title) + "\x00" + t.Section
 }
 
 // Positional reports whether a ref tells its task apart by its place in
