@@ -347,19 +347,22 @@ const MaxCarried = 2000
 func carriedPath(data string) string { return filepath.Join(Dir(data), "carried.json") }
 
 // CarriedNeeds reads every carried need.
-func CarriedNeeds(data string) ([]Carried, error) {
-	js, err := safefile.ReadFile(carriedPath(data), 16<<20)
+func CarriedNeeds(data string) ([]Carried, error) { return readList[Carried](carriedPath(data)) }
+
+// readList reads a JSON list rodin keeps (none when there is no file).
+func readList[T any](path string) ([]T, error) {
+	js, err := safefile.ReadFile(path, 16<<20)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var cs []Carried
-	if err := json.Unmarshal(js, &cs); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", carriedPath(data), err)
+	var l []T
+	if err := json.Unmarshal(js, &l); err != nil {
+		return nil, fmt.Errorf("%s is damaged: %v", path, err)
 	}
-	return cs, nil
+	return l, nil
 }
 
 // AddCarried keeps needs, each in place of one kept for the same task as
@@ -471,20 +474,7 @@ type Waiver struct {
 func waiversPath(data string) string { return filepath.Join(Dir(data), "waivers.json") }
 
 // Waivers reads every waiver.
-func Waivers(data string) ([]Waiver, error) {
-	js, err := safefile.ReadFile(waiversPath(data), 16<<20)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var w []Waiver
-	if err := json.Unmarshal(js, &w); err != nil {
-		return nil, fmt.Errorf("%s is damaged: %v", waiversPath(data), err)
-	}
-	return w, nil
-}
+func Waivers(data string) ([]Waiver, error) { return readList[Waiver](waiversPath(data)) }
 
 // AddWaiver records a waiver, replacing an earlier one for the same task.
 func AddWaiver(data string, w Waiver) error {
