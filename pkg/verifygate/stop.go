@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
@@ -597,13 +598,16 @@ func leadNames(subject string, t tasks.Task) bool {
 	if t.ID != "" && slices.ContainsFunc(lead, func(w string) bool { return strings.TrimRight(w, ":.,") == t.ID }) {
 		return true
 	}
-	section := strings.ToLower(t.Section)
+	heading := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(t.Section), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		heading[w] = true
+	}
 	for _, w := range lead {
-		if !strings.Contains(section, strings.ToLower(strings.TrimRight(w, ":.,"))) {
+		if !heading[strings.ToLower(strings.TrimRight(w, ":.,"))] {
 			return false
 		}
 	}
-	return section != ""
+	return len(heading) > 0
 }
 
 // titleWords are a title's words as sameTitle compares them: code spans,

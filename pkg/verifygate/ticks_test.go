@@ -111,3 +111,37 @@ func TestPairBoxes(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectNames: a TaskCompleted subject names a file's task by words
+// before its title that name it (its id, its heading), or by its title's
+// opening words; other words name nothing.
+func TestSubjectNames(t *testing.T) {
+	ts := tasks.Parse([]byte("## Phase 2: Foundational\n\n- [ ] T008 [VERIFY] Quality checkpoint: `unit-tests`\n- [ ] T009 [VERIFY] Run the unit tests for the parser: `sh p.sh`\n\n## Phase 12\n\n- [ ] T120 [VERIFY] Quality checkpoint: `unit-tests`\n"))
+	t8, t9, t120 := ts[0], ts[1], ts[2]
+	for _, tc := range []struct {
+		subject string
+		task    tasks.Task
+		lead    bool
+		starts  bool
+	}{
+		{"Run T008 [VERIFY] Quality checkpoint", t8, true, false},
+		{"Phase 2 [VERIFY] Quality checkpoint", t8, true, false},
+		{"phase 2: [VERIFY] Quality checkpoint", t8, true, false},
+		{"Phase 3 [VERIFY] Quality checkpoint", t8, false, false},
+		{"Phase 1 [VERIFY] Quality checkpoint", t120, false, false},
+		{"Phase 12 [VERIFY] Quality checkpoint", t120, true, false},
+		{"Run T007 [VERIFY] Quality checkpoint", t8, false, false},
+		{"[VERIFY] Quality checkpoint", t8, false, false},
+		{"[VERIFY] Run the unit tests", t9, false, true},
+		{"[VERIFY] Run the", t9, false, false},
+		{"[VERIFY] Run the unit", t9, false, true},
+		{"[VERIFY] Run the unit te", t9, false, false},
+	} {
+		if got := leadNames(tc.subject, tc.task); got != tc.lead {
+			t.Errorf("leadNames(%q, %s) = %v", tc.subject, tc.task.Ref, got)
+		}
+		if got := startsTitle(tc.subject, tc.task.Title); got != tc.starts {
+			t.Errorf("startsTitle(%q, %s) = %v", tc.subject, tc.task.Ref, got)
+		}
+	}
+}
