@@ -399,16 +399,18 @@ func acceptCommands(e *env, pos []string) error {
 // terminal: stdin is one, and the command does not run under Claude Code
 // (which sets CLAUDECODE, CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION
 // and AI_AGENT in its Bash tool, whose stdin is a pipe, in a session of
-// its own with no terminal). An agent that goes out of its way (a pty,
-// the variables unset) is not stopped here: without Claude Code's sandbox
-// its Bash can write rodin's files directly (docs/hardening.md).
+// its own with no terminal), and no process above it is Claude Code: an
+// agent that goes out of its way (a pseudo-terminal from `script`, the
+// variables unset) still runs under it (Linux: /proc). Without Claude
+// Code's sandbox its Bash can write rodin's files directly anyway
+// (docs/hardening.md).
 func fromTerminal(getenv func(string) string, stdin *os.File) bool {
 	for _, v := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_CHILD_SESSION", "AI_AGENT"} {
 		if getenv(v) != "" {
 			return false
 		}
 	}
-	return isTerminal(stdin)
+	return isTerminal(stdin) && !underClaudeCode()
 }
 
 // taskView is one task as `rodin tasks --json` shows it.

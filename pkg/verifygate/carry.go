@@ -33,9 +33,6 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 		if !t.Verify && !sn.Verify || sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
 			continue
 		}
-		if !s.hadTask(file, t) {
-			continue
-		}
 		runs := make([]string, len(t.Commands))
 		for i, c := range t.Commands {
 			runs[i] = Normalize(c.Run)

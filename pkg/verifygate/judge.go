@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +67,7 @@ type Session struct {
 	ticks       *tickState // TickedBy
 	snapIndexes map[string]*snapIndex
 	ranCache    map[string]bool // verifyRan
+	gone        *[]*ledger.Snap // goneFiles
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
@@ -178,6 +180,29 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 	s.present[file] = ts
 }
 
+// goneFiles are the verification tasks that were open when the session
+// began in task files that are gone since (deleted, or moved to another
+// path), read once.
+func (s *Session) goneFiles() []*ledger.Snap {
+	if s.gone != nil {
+		return *s.gone
+	}
+	var out []*ledger.Snap
+	for _, rel := range slices.Sorted(maps.Keys(s.Baseline.Files)) {
+		if _, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel))); err == nil || !os.IsNotExist(err) {
+			continue
+		}
+		fs := s.Baseline.Files[rel]
+		for i := range fs {
+			if fs[i].Verify && !fs[i].Checked {
+				out = append(out, &fs[i])
+			}
+		}
+	}
+	s.gone = &out
+	return out
+}
+
 // vanished are the verification tasks of file that were open when the
 // session began and that no task of the file, as judged, carries the id
 // of.
@@ -248,7 +273,7 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	} else {
 		for i := range fs {
 			if fs[i].Key == t.Key() {
-				if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i]) {
+				if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i], t) {
 					return nil // a new step at a moved one's place
 				}
 				return []*ledger.Snap{&fs[i]}
@@ -270,13 +295,16 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 
 // movedAway reports whether the task a snap of a place (Step#2) was is
 // in the file now by its words, at another place: a step inserted above
-// it moved it down, and the new step at its old place is not it.
-func (s *Session) movedAway(file string, sn *ledger.Snap) bool {
+// it moved it down, and the new step at its old place, t, is not it. Only
+// when t is no verification task, or the moved step is checked: an open
+// copy of a step written below it does not free the step at its place
+// from what it needed (a decoy).
+func (s *Session) movedAway(file string, sn *ledger.Snap, t tasks.Task) bool {
 	if sn.Title == "" {
 		return false
 	}
-	for _, t := range s.present[file] {
-		if t.Key() != sn.Key && t.PlaceFree() == sn.Title && snapOfID(sn.Key, t.ID) {
+	for _, o := range s.present[file] {
+		if o.Key() != sn.Key && o.PlaceFree() == sn.Title && snapOfID(sn.Key, o.ID) && (o.Checked || !t.Verify) {
 			return true
 		}
 	}
@@ -348,7 +376,7 @@ func (s *Session) indexedSnaps(file string, fs []ledger.Snap, t tasks.Task) []*l
 		s.snapIndexes[file] = ix
 	}
 	if i, ok := ix.byKey[t.Key()]; ok {
-		if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i]) {
+		if tasks.Positional(t.Ref) && s.movedAway(file, &fs[i], t) {
 			return nil // a new step at a moved one's place
 		}
 		return []*ledger.Snap{&fs[i]}
@@ -429,7 +457,14 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		// while it was written), so that renaming V1 to V1a, rewriting its
 		// command and ticking it is judged as a tick of V1, with what V1
 		// needed (its commands, a person, the project's checks).
-		for _, sn := range s.vanished(file) {
+		gone := s.vanished(file)
+		if s.Baseline != nil && s.Baseline.Files[file] == nil {
+			// A task file new since the session began stands for the open
+			// verification tasks of the task files gone since (moved: the
+			// same tasks, under another path).
+			gone = append(gone, s.goneFiles()...)
+		}
+		for _, sn := range gone {
 			n.StandsFor = append(n.StandsFor, sn.Key)
 			cs := snapCommands(*sn)
 			for i := range cs {
@@ -819,17 +854,21 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			continue
 		}
 		got := Normalize(r.Command)
+		if !strings.HasSuffix(want, " 2>&1") {
+			// Its stderr joined to its stdout (`2>&1`, as agents write
+			// commands) changes no exit.
+			got = strings.TrimSuffix(got, " 2>&1")
+		}
 		// A line piped into a filter succeeds whatever its first command
 		// does, as Claude Code's Bash runs it: only rodin verify's run of
-		// it (with pipefail) speaks for it. Its stderr joined to its
-		// stdout (`2>&1`, as agents write commands) changes no exit.
-		if (got == want || strings.TrimSuffix(got, " 2>&1") == want) && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+		// it (with pipefail) speaks for it.
+		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
 		// npm test`), which Claude Code reports from the directory its cd
 		// left the shell in, is the rest run there: what the deny asks.
-		if rest, ok := s.ranIn(r); ok && Normalize(rest) == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+		if rest, ok := s.ranIn(r.Cwd, got); ok && Normalize(rest) == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
@@ -992,14 +1031,14 @@ func oneLine(s string, n int) string {
 // rest ran there. Claude Code reports a Bash call from the directory its
 // shell is left in (2.1.295 and 2.1.332, e2e TestVerifyDirectoryInWords),
 // so only a cd that names that very directory is taken.
-func (s *Session) ranIn(r *ledger.Run) (rest string, ok bool) {
-	if r.Cwd == "" {
+func (s *Session) ranIn(cwd, cmd string) (rest string, ok bool) {
+	if cwd == "" {
 		return "", false
 	}
-	if dir, rest, ok := tasks.InDir(r.Command); ok && filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) {
+	if dir, rest, ok := tasks.InDir(cmd); ok && filepath.Clean(cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) {
 		return rest, true
 	}
-	if dir, rest, ok := tasks.CdThen(r.Command); ok && filepath.IsAbs(dir) && filepath.Clean(dir) == filepath.Clean(r.Cwd) {
+	if dir, rest, ok := tasks.CdThen(cmd); ok && filepath.IsAbs(dir) && filepath.Clean(dir) == filepath.Clean(cwd) {
 		return rest, true
 	}
 	return "", false

@@ -58,7 +58,10 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	noBaseline := false
 	if in.HookEventName() == "TaskCompleted" {
 		its, ok := s.completedTask(in)
-		if !ok || s.tickedAlready(its) {
+		if ok {
+			its = s.notTickedYet(its)
+		}
+		if !ok || len(its) == 0 {
 			return hookio.StopOutcome{}
 		}
 		items = its
@@ -456,13 +459,13 @@ func (s *Session) tickedSinceStart() []Item {
 	return items
 }
 
-// tickedAlready reports whether a completed task's file task is ticked,
-// its tick judged when it was made (and justified then), or someone
-// else's, or ticked before the session: a tick is judged once, and marking
-// its task done in Claude Code's task list later does not judge it again
-// (VERIFY-SPEC §2). Of several candidates, one so ticked is enough: the
-// subject may name any of them. The record is brought up to date first.
-func (s *Session) tickedAlready(items []Item) bool {
+// notTickedYet are the tasks a completion names whose tick has not been
+// judged: a file's task ticked with its tick judged when it was made (and
+// justified then), or ticked by someone else, or before the session, is
+// not judged again when Claude Code's task list marks it done (a tick is
+// judged once, VERIFY-SPEC §2); every other is judged now, an open task
+// beside a ticked twin too. The record is brought up to date first.
+func (s *Session) notTickedYet(items []Item) []Item {
 	files := map[string]bool{}
 	for _, it := range items {
 		if it.File != TaskList && it.Task.Checked {
@@ -470,23 +473,27 @@ func (s *Session) tickedAlready(items []Item) bool {
 		}
 	}
 	if len(files) == 0 {
-		return false
+		return items
 	}
-	ticked := false
-	updateTicks(s.Data, s.ID, func(st *tickState) error {
+	var judge []Item
+	err := updateTicks(s.Data, s.ID, func(st *tickState) error {
 		for rel := range files {
 			if fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel))); err != nil || st.changed(rel, fi) {
 				s.look(st, rel, s.byTime, nil)
 			}
 		}
+		judge = nil
 		for _, it := range items {
-			if b, ok := st.boxes[boxKey{it.File, it.Task.Key()}]; ok && it.Task.Checked && b.mark != markBad {
-				ticked = true
+			if b, ok := st.boxes[boxKey{it.File, it.Task.Key()}]; !ok || !it.Task.Checked || b.mark == markBad {
+				judge = append(judge, it)
 			}
 		}
 		return nil
 	})
-	return ticked
+	if err != nil {
+		return items // no record: judged as they stand
+	}
+	return judge
 }
 
 // TaskList stands for the file of a task of Claude Code's task list that
