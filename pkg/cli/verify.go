@@ -180,7 +180,7 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintln(e.stdout, TestChecksLine+d)
 	}
 	if len(need.StandsFor) > 0 {
-		fmt.Fprintf(e.stdout, "it is new since the session began and stands for %s, gone from the file: their commands run too\n", strings.Join(need.StandsFor, ", "))
+		fmt.Fprintf(e.stdout, "it is new since the session began and stands for %s, gone from its task file: their commands run too\n", strings.Join(need.StandsFor, ", "))
 	}
 	if need.Quality && len(need.Commands) > 0 {
 		why := "the task names no command"

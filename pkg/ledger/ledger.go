@@ -341,8 +341,9 @@ type Carried struct {
 	Time  int64  `json:"t"`
 }
 
-// MaxCarried bounds the carried needs kept (the newest).
-const MaxCarried = 2000
+// MaxCarried bounds the carried needs kept: past it, other projects'
+// oldest go first.
+const MaxCarried = 20000
 
 func carriedPath(data string) string { return filepath.Join(Dir(data), "carried.json") }
 
@@ -366,8 +367,10 @@ func readList[T any](path string) ([]T, error) {
 }
 
 // AddCarried keeps needs, each in place of one kept for the same task as
-// the agent left it.
-func AddCarried(data string, add []Carried) error {
+// the agent left it, and drops those of file that stands names no task of
+// any more (stands holds the Words and Runs of each of its tasks now: a
+// task changed again, or put back, needs no carry of its old form).
+func AddCarried(data, root, file string, stands map[[2]string]bool, add []Carried) error {
 	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
 		return err
 	}
@@ -380,13 +383,20 @@ func AddCarried(data string, add []Carried) error {
 	}
 	kept := all[:0]
 	for _, o := range all {
-		if !slices.ContainsFunc(add, func(c Carried) bool { return same(o, c) }) {
+		stale := o.Root == root && o.File == file && !stands[[2]string{o.Words, o.Runs}]
+		if !stale && !slices.ContainsFunc(add, func(c Carried) bool { return same(o, c) }) {
 			kept = append(kept, o)
 		}
 	}
 	kept = append(kept, add...)
-	if len(kept) > MaxCarried {
-		kept = kept[len(kept)-MaxCarried:]
+	for over := len(kept) - MaxCarried; over > 0; over = len(kept) - MaxCarried {
+		// Other projects' oldest first: one project's changes do not push
+		// out its own carried needs.
+		i := slices.IndexFunc(kept, func(c Carried) bool { return c.Root != root })
+		if i < 0 {
+			i = 0
+		}
+		kept = slices.Delete(kept, i, i+1)
 	}
 	js, err := json.Marshal(kept)
 	if err != nil {

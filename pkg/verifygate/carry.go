@@ -45,7 +45,12 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 			Need: ledger.Snap{Commands: sn.Commands, Sources: sn.Sources, Verify: sn.Verify, AC: sn.AC, Manual: sn.Manual}})
 	}
 	if len(add) > 0 {
-		ledger.AddCarried(s.Data, add)
+		stands := make(map[[2]string]bool, len(ts))
+		for _, t := range ts {
+			w, r := placeOf(t)
+			stands[[2]string{w, r}] = true
+		}
+		ledger.AddCarried(s.Data, s.Root, file, stands, add)
 	}
 }
 

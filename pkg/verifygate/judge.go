@@ -67,7 +67,6 @@ type Session struct {
 	ticks       *tickState // TickedBy
 	snapIndexes map[string]*snapIndex
 	ranCache    map[string]bool // verifyRan
-	gone        *[]*ledger.Snap // goneFiles
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
@@ -180,26 +179,41 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 	s.present[file] = ts
 }
 
-// goneFiles are the verification tasks that were open when the session
-// began in task files that are gone since (deleted, or moved to another
-// path), read once.
-func (s *Session) goneFiles() []*ledger.Snap {
-	if s.gone != nil {
-		return *s.gone
+// goneElsewhere are the verification tasks of id that were open when the
+// session began in task files other than file and are in them no more
+// (the file deleted, moved, emptied, unreadable, or the task taken out).
+// A file is parsed only when it still holds the id's text.
+func (s *Session) goneElsewhere(file, id string) []*ledger.Snap {
+	if s.Baseline == nil || id == "" {
+		return nil
 	}
 	var out []*ledger.Snap
 	for _, rel := range slices.Sorted(maps.Keys(s.Baseline.Files)) {
-		if _, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel))); err == nil || !os.IsNotExist(err) {
+		if rel == file {
 			continue
 		}
+		var open []*ledger.Snap
 		fs := s.Baseline.Files[rel]
 		for i := range fs {
-			if fs[i].Verify && !fs[i].Checked {
-				out = append(out, &fs[i])
+			if fs[i].Verify && !fs[i].Checked && snapOfID(fs[i].Key, id) {
+				open = append(open, &fs[i])
 			}
 		}
+		if len(open) == 0 {
+			continue
+		}
+		b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+		if err == nil && bytes.Contains(b, []byte(id)) {
+			ts, ok := s.present[rel]
+			if !ok {
+				ts, ok = s.parseKept(rel, b)
+			}
+			if ok && slices.ContainsFunc(ts, func(t tasks.Task) bool { return t.ID == id }) {
+				continue // still there
+			}
+		}
+		out = append(out, open...)
 	}
-	s.gone = &out
 	return out
 }
 
@@ -304,8 +318,20 @@ func (s *Session) movedAway(file string, sn *ledger.Snap, t tasks.Task) bool {
 		return false
 	}
 	for _, o := range s.present[file] {
-		if o.Key() != sn.Key && o.PlaceFree() == sn.Title && snapOfID(sn.Key, o.ID) && (o.Checked || !t.Verify) {
+		if o.Key() != sn.Key && o.PlaceFree() == sn.Title && snapOfID(sn.Key, o.ID) && (o.Checked || !t.Verify) && !s.stoodAt(file, o.Key(), sn.Title) {
 			return true
+		}
+	}
+	return false
+}
+
+// stoodAt reports whether the task at key, with these words, was there
+// when the session began: a twin that did not move (a plan that repeats a
+// step) frees no step of its words.
+func (s *Session) stoodAt(file, key, words string) bool {
+	for _, sn := range s.Baseline.Files[file] {
+		if sn.Key == key {
+			return sn.Title == words
 		}
 	}
 	return false
@@ -457,13 +483,10 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		// while it was written), so that renaming V1 to V1a, rewriting its
 		// command and ticking it is judged as a tick of V1, with what V1
 		// needed (its commands, a person, the project's checks).
-		gone := s.vanished(file)
-		if s.Baseline != nil && s.Baseline.Files[file] == nil {
-			// A task file new since the session began stands for the open
-			// verification tasks of the task files gone since (moved: the
-			// same tasks, under another path).
-			gone = append(gone, s.goneFiles()...)
-		}
+		// And for the open verification tasks of its id gone from another
+		// task file since (a task moved to another file, or its file moved,
+		// emptied or copied and deleted: the same task, under another path).
+		gone := append(s.vanished(file), s.goneElsewhere(file, t.ID)...)
 		for _, sn := range gone {
 			n.StandsFor = append(n.StandsFor, sn.Key)
 			cs := snapCommands(*sn)
@@ -1282,7 +1305,7 @@ func (v Verdict) Explain() string {
 		out += fmt.Sprintf(" (a request to waive it, %q, was made from Claude Code: it counts once the user confirms it by typing `%s %s %s`)", a.Reason, WaiveCommand, v.Task.Ref, v.File)
 	}
 	if len(v.Need.StandsFor) > 0 {
-		out += fmt.Sprintf(" (it is new since the session began, and %s, open then, is gone from the file: ticking it counts as ticking %s, renamed or replaced)", strings.Join(v.Need.StandsFor, ", "), strings.Join(v.Need.StandsFor, ", "))
+		out += fmt.Sprintf(" (it is new since the session began, and %s, open then, is gone from its task file: ticking it counts as ticking %s, renamed, moved or replaced)", strings.Join(v.Need.StandsFor, ", "), strings.Join(v.Need.StandsFor, ", "))
 	}
 	if v.Damaged > 0 {
 		out += fmt.Sprintf(" (rodin's record of this session's runs was damaged: %d earlier records no longer count)", v.Damaged)

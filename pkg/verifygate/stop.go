@@ -334,6 +334,9 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 			ts, ok := s.present[rel]
 			if !ok {
 				b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
+				if safefile.IsNotExist(err) {
+					continue // gone: its boxes with it (a moved file's are paired by words)
+				}
 				if err != nil {
 					unread = append(unread, fmt.Sprintf("%s cannot be read (%v)", rel, err))
 					continue
@@ -719,10 +722,18 @@ func carriedFor(cs []ledger.Carried, root, file string, t tasks.Task) *ledger.Ca
 		return nil
 	}
 	words, runs := placeOf(t)
+	var moved *ledger.Carried
 	for i := len(cs) - 1; i >= 0; i-- {
-		if c := &cs[i]; c.Root == root && c.File == file && c.Words == words && c.Runs == runs {
+		c := &cs[i]
+		if c.Root != root || c.Words != words || c.Runs != runs {
+			continue
+		}
+		if c.File == file {
 			return c
 		}
+		if moved == nil {
+			moved = c // the same task in another file: its file moved
+		}
 	}
-	return nil
+	return moved
 }

@@ -305,8 +305,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		if os.IsNotExist(err) {
 			delete(st.files, rel)
 			delete(st.unread, rel)
-			for k := range st.boxes {
-				if k.file == rel {
+			for k, b := range st.boxes {
+				// A box known by its words stays for a moved file's look
+				// to pair (pairBoxes): its task under another path.
+				if k.file == rel && b.words == "" {
 					delete(st.boxes, k)
 				}
 			}
@@ -373,7 +375,17 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	// A task of an id of its own reworded keeps its box when it needs what
 	// it needed, unless an open verification task of the file is gone
 	// since the session began (a checked task reworded into it).
-	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0)
+	goneFile := map[string]bool{}
+	gone := func(file string) bool {
+		g, ok := goneFile[file]
+		if !ok {
+			_, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(file)))
+			g = os.IsNotExist(err)
+			goneFile[file] = g
+		}
+		return g
+	}
+	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone)
 	var judge []Item
 	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
@@ -456,16 +468,20 @@ func placed(b box, t tasks.Task) box {
 // since rodin last looked: a task renamed into another's id with other
 // commands, or a step reworded, too. A box kept without words (by an
 // older rodin) is paired by key alone.
-func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool) []*box {
+func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, gone func(file string) bool) []*box {
 	old := map[string]box{}
+	moved := map[boxKey]box{} // boxes of task files gone since: paired by words alone
 	for k, b := range st.boxes {
-		if k.file == rel {
+		switch {
+		case k.file == rel:
 			old[k.key] = b
 			delete(st.boxes, k)
+		case b.words != "" && gone != nil && gone(k.file):
+			moved[k] = b
 		}
 	}
 	was := make([]*box, len(checked))
-	if len(old) == 0 {
+	if len(old) == 0 && len(moved) == 0 {
 		return was
 	}
 	type sums struct{ words, runs string }
@@ -503,6 +519,32 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool) [
 	for i, t := range checked {
 		if b, ok := old[t.Key()]; ok && reworded && was[i] == nil && !tasks.Positional(t.Ref) && b.runs == places[i].runs {
 			take(i, t.Key())
+		}
+	}
+	// A task of a task file moved here (its old path gone): its box by its
+	// words and commands, the worst first.
+	var movedKeys []boxKey
+	for i := range checked {
+		if was[i] != nil || len(moved) == 0 {
+			continue
+		}
+		if movedKeys == nil {
+			movedKeys = slices.SortedFunc(maps.Keys(moved), func(a, b boxKey) int {
+				return strings.Compare(a.file+"\x00"+a.key, b.file+"\x00"+b.key)
+			})
+		}
+		var best *boxKey
+		for j, k := range movedKeys {
+			b, ok := moved[k]
+			if ok && b.words == places[i].words && b.runs == places[i].runs && (best == nil || markRank(b.mark) < markRank(moved[*best].mark)) {
+				best = &movedKeys[j]
+			}
+		}
+		if best != nil {
+			b := moved[*best]
+			was[i] = &b
+			delete(moved, *best)
+			delete(st.boxes, *best)
 		}
 	}
 	return was
