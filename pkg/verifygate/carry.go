@@ -26,6 +26,9 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 		// Cheap tests first: a task file holds hundreds of tasks, and most
 		// are as they began.
 		sns := s.snaps(file, t)
+		if len(sns) == 0 && t.ID != "" {
+			sns = s.goneElsewhere(file, t.ID) // its file moved, or the task
+		}
 		if len(sns) != 1 {
 			continue
 		}
