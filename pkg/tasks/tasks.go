@@ -652,11 +652,23 @@ func Ticked(prev, next []Task) []Task {
 	// Asked only of a reworded task (a long file's edit rarely has one).
 	gone := func() bool {
 		inNext := make(map[string]bool, len(next))
+		ids := make(map[string]bool, len(next))
 		for _, t := range next {
 			inNext[group(t)] = true
+			ids[t.ID] = true
 		}
 		for _, t := range prev {
-			if t.Verify && !t.Checked && !inNext[group(t)] {
+			if !t.Verify || t.Checked {
+				continue
+			}
+			// A task with an id of its own is gone when no task has its id
+			// (reworded, or under a renamed heading, it is there); one told
+			// apart by its place, when none has its words and commands.
+			if Positional(t.Ref) || t.ID == "" {
+				if !inNext[group(t)] {
+					return true
+				}
+			} else if !ids[t.ID] {
 				return true
 			}
 		}

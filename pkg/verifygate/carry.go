@@ -27,7 +27,7 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 		// are as they began.
 		sns := s.snaps(file, t)
 		if len(sns) == 0 && t.ID != "" {
-			sns = s.goneElsewhere(file, t.ID) // its file moved, or the task
+			sns = s.goneElsewhere(file, t) // its file moved, or the task
 		}
 		if len(sns) != 1 {
 			continue

@@ -179,14 +179,19 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 	s.present[file] = ts
 }
 
-// goneElsewhere are the verification tasks of id that were open when the
-// session began in task files other than file and are in them no more
-// (the file deleted, moved, emptied, unreadable, or the task taken out).
-// A file is parsed only when it still holds the id's text.
-func (s *Session) goneElsewhere(file, id string) []*ledger.Snap {
+// goneElsewhere are the verification tasks of t's id and words (its
+// title, code spans aside: its commands may differ) that were open when the
+// session began in task files other than file and are in them no more (the
+// file deleted, moved, emptied, unreadable, or the task taken out): t is
+// that task moved. Another task of the id (spec-kit numbers every spec from
+// T001: the user's deleted spec's T002) is not. A file is parsed only when
+// it still holds the id's text.
+func (s *Session) goneElsewhere(file string, t tasks.Task) []*ledger.Snap {
+	id := t.ID
 	if s.Baseline == nil || id == "" {
 		return nil
 	}
+	words := strings.ToLower(titleWords(t.Title))
 	var out []*ledger.Snap
 	for _, rel := range slices.Sorted(maps.Keys(s.Baseline.Files)) {
 		if rel == file {
@@ -195,7 +200,7 @@ func (s *Session) goneElsewhere(file, id string) []*ledger.Snap {
 		var open []*ledger.Snap
 		fs := s.Baseline.Files[rel]
 		for i := range fs {
-			if fs[i].Verify && !fs[i].Checked && snapOfID(fs[i].Key, id) {
+			if fs[i].Verify && !fs[i].Checked && snapOfID(fs[i].Key, id) && snapWords(fs[i]) == words {
 				open = append(open, &fs[i])
 			}
 		}
@@ -215,6 +220,16 @@ func (s *Session) goneElsewhere(file, id string) []*ledger.Snap {
 		out = append(out, open...)
 	}
 	return out
+}
+
+// snapWords are a snap's title words as titleWords has them, lower case
+// ("" for a snap kept without its words).
+func snapWords(sn ledger.Snap) string {
+	parts := strings.Split(sn.Title, "\x00")
+	if len(parts) != 3 {
+		return "\x00" // no words kept: matches no title
+	}
+	return strings.ToLower(titleWords(parts[1]))
 }
 
 // vanished are the verification tasks of file that were open when the
@@ -486,7 +501,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		// And for the open verification tasks of its id gone from another
 		// task file since (a task moved to another file, or its file moved,
 		// emptied or copied and deleted: the same task, under another path).
-		gone := append(s.vanished(file), s.goneElsewhere(file, t.ID)...)
+		gone := append(s.vanished(file), s.goneElsewhere(file, t)...)
 		for _, sn := range gone {
 			n.StandsFor = append(n.StandsFor, sn.Key)
 			cs := snapCommands(*sn)

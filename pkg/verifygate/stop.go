@@ -673,7 +673,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		}
 		for _, t := range f.Tasks {
 			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Manual: t.Manual}
-			if tasks.Positional(t.Ref) || t.Verify && t.Checked {
+			if tasks.Positional(t.Ref) || t.Verify {
 				sn.Title = t.PlaceFree()
 			}
 			for _, c := range t.Commands {
