@@ -200,7 +200,14 @@ func runVerify(e *env, args []string) error {
 			fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
 			return errSilent
 		}
-		fmt.Fprintln(e.stdout, "no command could run: the task names none and the project declares none")
+		switch spans := codeSpans(t.Title); {
+		case need.Prose != "":
+			fmt.Fprintf(e.stdout, "no command could run: the task names none (%q reads as prose) and the project declares none\n", need.Prose)
+		case len(spans) > 0:
+			fmt.Fprintf(e.stdout, "no command could run: the task names none (%s in its title is no program on PATH nor a file in the project: a typo?) and the project declares none\n", strings.Join(spans, ", "))
+		default:
+			fmt.Fprintln(e.stdout, "no command could run: the task names none and the project declares none")
+		}
 		fmt.Fprintln(e.stdout, "VERIFICATION_FAIL")
 		return errSilent
 	}
@@ -276,6 +283,16 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "rodin: note: run outside Claude Code, this pass is not evidence for the verify gate: the tick counts a run it saw in the session (`rodin verify "+t.Ref+" "+rel+"` through Claude Code's Bash, which /rodin:verify does)")
 	}
 	return nil
+}
+
+// codeSpans are the `spans` of a title, as written.
+func codeSpans(title string) []string {
+	parts := strings.Split(title, "`")
+	var out []string
+	for i := 1; i+1 < len(parts); i += 2 {
+		out = append(out, "`"+parts[i]+"`")
+	}
+	return out
 }
 
 // TestChecksLine opens the test seam's line (RODIN_TEST_CHECKS).
