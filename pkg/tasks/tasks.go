@@ -655,7 +655,9 @@ func Ticked(prev, next []Task) []Task {
 		ids := make(map[string]bool, len(next))
 		for _, t := range next {
 			inNext[group(t)] = true
-			ids[t.ID] = true
+			if t.Verify {
+				ids[t.ID] = true // a decoy of the id that is no check is not it
+			}
 		}
 		for _, t := range prev {
 			if !t.Verify || t.Checked {

@@ -27,7 +27,10 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 		// are as they began.
 		sns := s.snaps(file, t)
 		if len(sns) == 0 && t.ID != "" {
-			sns = s.goneElsewhere(file, t) // its file moved, or the task
+			// Its file moved, or the task: what each copy gone needed.
+			if gone := s.goneElsewhere(file, t); len(gone) > 0 {
+				sns = []*ledger.Snap{mergeSnaps(gone)}
+			}
 		}
 		if len(sns) != 1 {
 			continue
@@ -69,4 +72,24 @@ func sameCommands(cs []tasks.Command, was []string) bool {
 		}
 	}
 	return true
+}
+
+// mergeSnaps is one snap that needs what each of sns needed.
+func mergeSnaps(sns []*ledger.Snap) *ledger.Snap {
+	m := *sns[0]
+	m.Commands, m.Sources = nil, nil
+	for _, sn := range sns {
+		for i, c := range sn.Commands {
+			if !slices.Contains(m.Commands, c) {
+				m.Commands = append(m.Commands, c)
+				if i < len(sn.Sources) {
+					m.Sources = append(m.Sources, sn.Sources[i])
+				} else {
+					m.Sources = append(m.Sources, "as the session began")
+				}
+			}
+		}
+		m.Verify, m.AC, m.Manual = m.Verify || sn.Verify, m.AC || sn.AC, m.Manual || sn.Manual
+	}
+	return &m
 }

@@ -377,6 +377,9 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	// since the session began (a checked task reworded into it).
 	goneFile := map[string]bool{}
 	gone := func(file string) bool {
+		if s.Baseline != nil && s.Baseline.Files[rel] != nil {
+			return false // a file of the session's start is no moved one: it takes no box of another
+		}
 		g, ok := goneFile[file]
 		if !ok {
 			_, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(file)))
