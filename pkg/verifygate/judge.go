@@ -609,6 +609,9 @@ type Finding struct {
 	// session that holds it but does not count (piped, chained,
 	// redirected), so that the message says why.
 	Near string
+	// Failed is, when no run speaks for it, the newest `rodin verify` of
+	// its task that failed (it records no pass of any command).
+	Failed *ledger.Run
 }
 
 // OK reports whether the requirement is met.
@@ -674,6 +677,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run)
 			if f.Run == nil {
 				f.Near = nearRun(runs, c.Run, it.Task.Ref)
+				if f.Near == "" {
+					f.Failed = failedVerify(runs, it.Task.Ref)
+				}
 			}
 			v.Findings = append(v.Findings, f)
 		}
@@ -1051,6 +1057,21 @@ func nearRun(runs []ledger.Run, c, ref string) string {
 	return ""
 }
 
+// failedVerify is the newest `rodin verify` of ref that failed, nil when
+// none did.
+func failedVerify(runs []ledger.Run, ref string) *ledger.Run {
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if r.Kind != ledger.KindBash || r.Exit <= 0 {
+			continue // passed, or did not finish in the foreground
+		}
+		if id, _, ok := verifyArgs(r.Command); ok && id == ref {
+			return r
+		}
+	}
+	return nil
+}
+
 // oneLine is s on one line, cut to n bytes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -1293,6 +1314,8 @@ func (v Verdict) Explain() string {
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
 		case f.Run == nil && tasks.PipeHidesExit(f.Command):
 			parts = append(parts, what+" has not run through `rodin verify` in this session (it pipes into a filter, whose exit hides the first command's: only rodin verify, which runs it with pipefail, proves it)")
+		case f.Run == nil && f.Failed != nil:
+			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` failed at %s (its output says which command)", what, oneLine(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
 		case f.Run == nil && f.Near != "":
 			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
 		case f.Run == nil:
