@@ -252,11 +252,19 @@ func testRejectedDialogThenRevised(t *testing.T, rel claudecli.Release) {
 	s.keys("3")
 	time.Sleep(time.Second)
 	s.keys("-l", "Add a rollback step.")
-	time.Sleep(500 * time.Millisecond)
+	// The feedback is submitted only once the dialog shows it typed: on a
+	// loaded machine an Enter sent before that was lost, and the dialog
+	// stayed (a flake of CI's run beside the race tests).
+	s.waitPane("the feedback typed into the dialog", 20*time.Second, func(p string) bool { return strings.Contains(p, "Add a rollback step.") })
 	s.keys("Enter")
 	deadline := time.Now().Add(30 * time.Second)
+	resent := false
 	for len(srv.mainRequests()) == before && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
+		if p := s.pane(); !resent && time.Until(deadline) < 25*time.Second && strings.Contains(p, "Would you like to proceed") && strings.Contains(p, "Add a rollback step.") {
+			s.keys("Enter") // the first Enter did not reach the dialog
+			resent = true
+		}
 	}
 	if r, ok := srv.result("ExitPlanMode", 0); !ok || !r.IsError {
 		t.Fatalf("the first ExitPlanMode's result after the user's feedback: %+v\n%s", r, srv.summary())
