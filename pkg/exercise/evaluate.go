@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/tidwall/gjson"
 )
 
@@ -119,7 +120,7 @@ func runCheck(ck Check, ev *Evidence) (bool, string) {
 		}
 		for _, c := range matching {
 			if c.Done && !c.IsError {
-				return true, fmt.Sprintf("%s called (%d), succeeded: %s", ck.Arg, len(matching), oneLine(c.Result, 80))
+				return true, fmt.Sprintf("%s called (%d), succeeded: %s", ck.Arg, len(matching), hookio.Clip(c.Result, 80))
 			}
 		}
 		switch {
@@ -132,7 +133,7 @@ func runCheck(ck Check, ev *Evidence) (bool, string) {
 		if !last.Done {
 			return false, fmt.Sprintf("%s called, no result (the run ended first)", ck.Arg)
 		}
-		return false, fmt.Sprintf("%s called %d time(s), every one failed: %s", ck.Arg, len(matching), oneLine(last.Result, 100))
+		return false, fmt.Sprintf("%s called %d time(s), every one failed: %s", ck.Arg, len(matching), hookio.Clip(last.Result, 100))
 	case "command":
 		for _, c := range run.Calls("Bash") {
 			cmd := gjson.GetBytes(c.Input, "command").String()
@@ -141,13 +142,13 @@ func runCheck(ck Check, ev *Evidence) (bool, string) {
 			}
 			switch {
 			case strings.HasPrefix(c.Permission, "denied"):
-				return true, fmt.Sprintf("`%s` would have run (kept from running: dry run)", oneLine(cmd, 60))
+				return true, fmt.Sprintf("`%s` would have run (kept from running: dry run)", hookio.Clip(cmd, 60))
 			case !c.Done:
-				return true, fmt.Sprintf("`%s` started, no result", oneLine(cmd, 60))
+				return true, fmt.Sprintf("`%s` started, no result", hookio.Clip(cmd, 60))
 			case c.IsError:
-				return true, fmt.Sprintf("`%s` ran and failed: %s", oneLine(cmd, 60), oneLine(c.Result, 60))
+				return true, fmt.Sprintf("`%s` ran and failed: %s", hookio.Clip(cmd, 60), hookio.Clip(c.Result, 60))
 			}
-			return true, fmt.Sprintf("`%s` ran", oneLine(cmd, 60))
+			return true, fmt.Sprintf("`%s` ran", hookio.Clip(cmd, 60))
 		}
 		return false, fmt.Sprintf("no command with `%s` (%d Bash calls)", ck.Arg, len(run.Calls("Bash")))
 	case "output":
@@ -155,7 +156,7 @@ func runCheck(ck Check, ev *Evidence) (bool, string) {
 		if strings.Contains(final, ck.Arg) {
 			return true, fmt.Sprintf("the final message says `%s`", ck.Arg)
 		}
-		return false, fmt.Sprintf("the final message does not say `%s`: %q", ck.Arg, oneLine(final, 80))
+		return false, fmt.Sprintf("the final message does not say `%s`: %q", ck.Arg, hookio.Clip(final, 80))
 	}
 	return false, "unknown check " + ck.Kind
 }
@@ -248,9 +249,9 @@ func runEnded(run *headless.Run) Judged {
 			ended.Evidence += "; still waiting for " + open
 		}
 	case run.Result == nil:
-		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("no result event (exit %d): %s", run.ExitCode, oneLine(lastLines(run.Stderr, 1), 100))
+		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("no result event (exit %d): %s", run.ExitCode, hookio.Clip(lastLines(run.Stderr, 1), 100))
 	case run.Result.IsError:
-		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("%s: %s", run.Result.Subtype, oneLine(run.Result.Text, 100))
+		ended.Verdict, ended.Evidence = Fail, fmt.Sprintf("%s: %s", run.Result.Subtype, hookio.Clip(run.Result.Text, 100))
 	default:
 		ended.Verdict, ended.Evidence = Pass, fmt.Sprintf("%s after %d turns", run.Result.Subtype, run.Result.NumTurns)
 	}
@@ -263,7 +264,7 @@ func unfinished(run *headless.Run) string {
 	var open []string
 	for _, c := range run.ToolCalls {
 		if !c.Done {
-			open = append(open, fmt.Sprintf("%s %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60)))
+			open = append(open, fmt.Sprintf("%s %s", c.Name, hookio.Clip(toolSummary(gjson.ParseBytes(c.Input)), 60)))
 		}
 	}
 	return strings.Join(open, ", ")
@@ -289,14 +290,6 @@ func parseEvaluator(answer string) map[string]Judged {
 		}
 	}
 	return out
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }
 
 func lastLines(s string, n int) string {

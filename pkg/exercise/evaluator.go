@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/tidwall/gjson"
 )
 
@@ -40,7 +41,7 @@ func evaluate(ctx context.Context, c Component, o Options, criteria []Criterion,
 	case run.TimedOut:
 		return nil, "not judged: the evaluator timed out", cost
 	case run.Result == nil || run.Result.IsError:
-		return nil, "not judged: the evaluator failed: " + oneLine(finalText(run)+" "+lastLines(run.Stderr, 2), 160), cost
+		return nil, "not judged: the evaluator failed: " + hookio.Clip(finalText(run)+" "+lastLines(run.Stderr, 2), 160), cost
 	}
 	verdicts := parseEvaluator(finalText(run))
 	return verdicts, "not judged: the evaluator gave this criterion no verdict line", cost
@@ -115,9 +116,9 @@ func Summary(out Outcome) string {
 		case c.IsError:
 			status = "error"
 		}
-		fmt.Fprintf(&b, "- %s%s: %s → %s: %s\n", c.Name, who, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 200), status, oneLine(c.Result, 200))
+		fmt.Fprintf(&b, "- %s%s: %s → %s: %s\n", c.Name, who, hookio.Clip(toolSummary(gjson.ParseBytes(c.Input)), 200), status, hookio.Clip(c.Result, 200))
 	}
-	fmt.Fprintf(&b, "\nFinal message:\n%s\n", oneLine(out.Final, 2000))
+	fmt.Fprintf(&b, "\nFinal message:\n%s\n", hookio.Clip(out.Final, 2000))
 	return b.String()
 }
 

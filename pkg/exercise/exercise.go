@@ -22,6 +22,7 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/every"
 	"github.com/rodin-gate/rodin/pkg/headless"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/plansdir"
 	"github.com/tidwall/gjson"
 )
@@ -315,7 +316,7 @@ func session(ctx context.Context, c Component, o Options, prompt, project string
 			gjson.GetBytes(e.Raw, "message.content").ForEach(func(_, b gjson.Result) bool {
 				switch b.Get("type").String() {
 				case "tool_use":
-					what := b.Get("name").String() + " " + oneLine(toolSummary(b.Get("input")), 70)
+					what := b.Get("name").String() + " " + hookio.Clip(toolSummary(b.Get("input")), 70)
 					calls.started(b.Get("id").String(), what)
 					progress(o, c, start, "%s", what)
 				case "tool_result":
@@ -384,16 +385,16 @@ func capturedErrors(run *headless.Run) []string {
 	for _, c := range run.ToolCalls {
 		switch {
 		case strings.HasPrefix(c.Permission, "denied"):
-			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60), c.Permission))
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, hookio.Clip(toolSummary(gjson.ParseBytes(c.Input)), 60), c.Permission))
 		case c.IsError:
-			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, oneLine(toolSummary(gjson.ParseBytes(c.Input)), 60), oneLine(c.Result, 160)))
+			out = append(out, fmt.Sprintf("%s %s: %s", c.Name, hookio.Clip(toolSummary(gjson.ParseBytes(c.Input)), 60), hookio.Clip(c.Result, 160)))
 		}
 	}
 	if run.Result != nil && run.Result.IsError {
-		out = append(out, fmt.Sprintf("result %s: %s", run.Result.Subtype, oneLine(run.Result.Text, 200)))
+		out = append(out, fmt.Sprintf("result %s: %s", run.Result.Subtype, hookio.Clip(run.Result.Text, 200)))
 	}
 	if run.ExitCode != 0 && !run.TimedOut && !run.Interrupted && strings.TrimSpace(run.Stderr) != "" {
-		out = append(out, fmt.Sprintf("claude exited %d: %s", run.ExitCode, oneLine(lastLines(run.Stderr, 3), 300)))
+		out = append(out, fmt.Sprintf("claude exited %d: %s", run.ExitCode, hookio.Clip(lastLines(run.Stderr, 3), 300)))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package exercise
 
 import (
 	"fmt"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"strings"
 	"time"
 )
@@ -208,7 +209,7 @@ func (o Outcome) markdown(b *strings.Builder, h string) {
 	var cmds []string
 	for _, c := range o.Tools {
 		if c.Name == "Bash" {
-			cmd := oneLine(toolSummaryRaw(c.Input), 60)
+			cmd := hookio.Clip(toolSummaryRaw(c.Input), 60)
 			if strings.HasPrefix(c.Permission, "denied") {
 				cmd += " (kept from running)"
 			}
@@ -222,7 +223,7 @@ func (o Outcome) markdown(b *strings.Builder, h string) {
 		fmt.Fprintf(b, "- Commands: %s\n", strings.Join(cmds, ", "))
 	}
 	if o.Final != "" {
-		fmt.Fprintf(b, "- Final message: %s\n", cell(oneLine(o.Final, 300)))
+		fmt.Fprintf(b, "- Final message: %s\n", cell(hookio.Clip(o.Final, 300)))
 	}
 
 	if len(o.Criteria) > 0 {

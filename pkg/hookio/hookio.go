@@ -435,6 +435,16 @@ func WriteDeny(stdout, stderr io.Writer, reason string) int {
 	return 2
 }
 
+// Clip is s on one line (its runs of white space one space), cut to max
+// characters with an ellipsis: a command or an answer quoted in a message.
+func Clip(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
 // oneLine makes a message safe to print: valid UTF-8 (each invalid byte
 // becomes U+FFFD) on one line (control characters become spaces). Messages
 // quote paths and values from the hook input, which may hold anything.

@@ -25,11 +25,11 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rodin-gate/rodin/pkg/checks"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
@@ -1017,7 +1017,13 @@ func (s *Session) mentions(rel, id string) bool {
 	}
 	idOf, _, _ := strings.Cut(id, "#")
 	b, err := safefile.ReadFile(filepath.Join(s.Root, filepath.FromSlash(rel)), tasks.MaxRead)
-	return err == nil && bytes.Contains(b, []byte(idOf))
+	if err != nil || !bytes.Contains(b, []byte(idOf)) {
+		return false
+	}
+	if ts, ok := s.parseKept(rel, b); ok {
+		s.SetPresent(rel, ts) // tasksIn reads it next: not twice
+	}
+	return true
 }
 
 // tasksIn are a task file's tasks as judged (SetPresent), else as read.
@@ -1051,7 +1057,7 @@ func nearRun(runs []ledger.Run, c, ref string) string {
 			continue // a plain form: another reason (its directory) kept it out
 		}
 		if strings.Contains(got, want) || strings.Contains(got, "rodin verify "+ref) || strings.Contains(got, "rodin verify '"+ref+"'") {
-			return oneLine(got, 120)
+			return hookio.Clip(got, 120)
 		}
 	}
 	return ""
@@ -1070,18 +1076,6 @@ func failedVerify(runs []ledger.Run, ref string) *ledger.Run {
 		}
 	}
 	return nil
-}
-
-// oneLine is s on one line, cut to n bytes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n-- // not inside a character
-		}
-		s = s[:n] + "…"
-	}
-	return s
 }
 
 // ranIn is the rest of a run that opened by changing to the directory it
@@ -1315,7 +1309,7 @@ func (v Verdict) Explain() string {
 		case f.Run == nil && tasks.PipeHidesExit(f.Command):
 			parts = append(parts, what+" has not run through `rodin verify` in this session (it pipes into a filter, whose exit hides the first command's: only rodin verify, which runs it with pipefail, proves it)")
 		case f.Run == nil && f.Failed != nil:
-			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` failed at %s (its output says which command)", what, oneLine(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
+			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` failed at %s (its output says which command)", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
 		case f.Run == nil && f.Near != "":
 			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
 		case f.Run == nil:

@@ -657,7 +657,13 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
 	ix := project.IndexTaskFiles(root, cfg)
-	carried, _ := ledger.CarriedNeeds(data) // unreadable: the tasks as they stand
+	all, _ := ledger.CarriedNeeds(data) // unreadable: the tasks as they stand
+	var carried []ledger.Carried        // this project's: no sum of a task for another's
+	for _, c := range all {
+		if c.Root == root {
+			carried = append(carried, c)
+		}
+	}
 	for _, rel := range ix.Files {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
 		if err != nil {
