@@ -218,10 +218,10 @@ func runVerify(e *env, args []string) error {
 	passedIn := map[string]bool{} // command and directory of each pass
 	for _, c := range need.Commands {
 		// From the root, or, in a monorepo, from the task file's package
-		// when the command's files are there and not at the root.
+		// when the command is the package's (tasks.RunDir).
 		dir := tasks.RunDir(s.Root, rel, c.Run)
 		if dir != s.Root {
-			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package: its files are not at the root)\n", c.Run, dir)
+			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package, whose command it is)\n", c.Run, dir)
 		}
 		if w, ok := runnable(dir, c.Run); !ok {
 			failed++

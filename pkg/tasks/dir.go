@@ -3,7 +3,10 @@ package tasks
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // manifests are the files that make a directory a project of its own in a
@@ -44,50 +47,170 @@ func interpreter(prog string) bool {
 // that names no file of the project (`npm test`, `go test ./...`) is found
 // anywhere.
 func FoundIn(dir, c string) bool {
-	w := strings.Fields(c)
-	prog := FirstWord(c)
+	prog, args := progArgs(c)
 	if prog == "" {
 		return false
 	}
-	exists := func(p string) bool {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		_, err := os.Stat(p)
-		return err == nil
+	f := fileOf(prog, args)
+	if f == "" {
+		return true
 	}
-	if strings.ContainsRune(prog, '/') {
-		return exists(prog)
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(dir, f)
 	}
-	if interpreter(filepath.Base(prog)) {
-		for i, x := range w {
-			if x != prog {
-				continue
-			}
-			for _, a := range w[i+1:] {
-				if strings.HasPrefix(a, "-") {
-					continue
-				}
-				if strings.ContainsAny(a, "=$`") {
-					return true
-				}
-				return exists(a)
-			}
-			break
-		}
-	}
-	return true
+	_, err := os.Stat(f)
+	return err == nil
 }
 
-// RunDir is where a task's command runs and where a run of it counts: the
-// project root, or the task file's package (PackageDir) when the command's
-// files are not found from the root and are from there.
+// progArgs are a command's program (after any variable assignments) and
+// the words after it.
+func progArgs(c string) (string, []string) {
+	w := strings.Fields(c)
+	prog := FirstWord(c)
+	i := slices.Index(w, prog)
+	if prog == "" || i < 0 {
+		return "", nil
+	}
+	return prog, w[i+1:]
+}
+
+// RunDir is where a task's command runs and where a run of it counts,
+// decided by the task file's place, never by where a command was run: the
+// task file's package (PackageDir) when the command is the package's own
+// (its files are there, or the package's manifest is what runs it: a
+// package.json script, a go.mod, a Makefile), else the project root when
+// the command's files are found from there, else the package.
 func RunDir(root, file, c string) string {
+	pkg := PackageDir(root, file)
+	if pkg != root && ownedBy(pkg, c) {
+		return pkg
+	}
 	if FoundIn(root, c) {
 		return root
 	}
-	if pkg := PackageDir(root, file); pkg != root && FoundIn(pkg, c) {
+	if pkg != root && FoundIn(pkg, c) {
 		return pkg
 	}
 	return root
+}
+
+// ownedBy reports whether c is dir's own command: it names a file that is
+// in dir, or it names none and dir's manifest is what runs it. A file of
+// the same name at the root, written later, does not take a package's
+// check from it.
+func ownedBy(dir, c string) bool {
+	prog, args := progArgs(c)
+	if prog == "" {
+		return false
+	}
+	if fileOf(prog, args) != "" {
+		return FoundIn(dir, c)
+	}
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+				return true
+			}
+		}
+		return false
+	}
+	switch filepath.Base(prog) {
+	case "npm", "pnpm", "yarn", "bun":
+		return hasScript(filepath.Join(dir, "package.json"), scriptOf(filepath.Base(prog), args))
+	case "npx", "pnpx", "bunx":
+		return has("package.json")
+	case "go":
+		return has("go.mod")
+	case "cargo":
+		return has("Cargo.toml")
+	case "make":
+		return has("Makefile", "makefile", "GNUmakefile")
+	case "pytest", "tox", "ruff", "mypy", "poetry", "uv", "hatch":
+		return has("pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
+	case "mvn":
+		return has("pom.xml")
+	case "gradle":
+		return has("build.gradle", "build.gradle.kts")
+	case "composer":
+		return has("composer.json")
+	case "bundle", "rake", "rspec":
+		return has("Gemfile")
+	case "deno":
+		return has("deno.json", "deno.jsonc")
+	case "mix":
+		return has("mix.exs")
+	}
+	return false
+}
+
+// fileOf is the file a command names: its program when that is a path,
+// or an interpreter's script; "" when it names none.
+func fileOf(prog string, args []string) string {
+	if strings.ContainsRune(prog, '/') {
+		return prog
+	}
+	if interpreter(filepath.Base(prog)) {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			if strings.ContainsAny(a, "=$`") {
+				return ""
+			}
+			return a
+		}
+	}
+	return ""
+}
+
+// scriptOf is the package.json script a package manager's command runs:
+// `npm test` test, `npm run lint` lint, `yarn build` build; "" for one
+// that runs none of the package's scripts (`bun test`, `npm ci`: any
+// package.json will do).
+func scriptOf(pm string, args []string) string {
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	switch words[0] {
+	case "run", "run-script", "rum", "urn":
+		if len(words) > 1 {
+			return words[1]
+		}
+		return ""
+	case "test", "t", "tst":
+		if pm == "bun" {
+			return "" // bun's own test runner
+		}
+		return "test"
+	case "start", "stop", "restart":
+		return words[0]
+	}
+	if pm == "npm" {
+		return "" // an npm command of its own (ci, install, exec)
+	}
+	return words[0] // pnpm lint, yarn build
+}
+
+// hasScript reports whether the package.json at path defines the script
+// (any package.json when script is "").
+func hasScript(path, script string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	if script == "" {
+		return true
+	}
+	found := false
+	gjson.GetBytes(b, "scripts").ForEach(func(k, _ gjson.Result) bool {
+		found = k.String() == script
+		return !found
+	})
+	return found
 }

@@ -32,10 +32,15 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 				sns = []*ledger.Snap{mergeSnaps(gone)}
 			}
 		}
-		if len(sns) != 1 {
+		if len(sns) == 0 {
 			continue
 		}
+		// A task that stands for several (a repeated id, its key new)
+		// carries what they all asked, as it needs it in the session.
 		sn := sns[0]
+		if len(sns) > 1 {
+			sn = mergeSnaps(sns)
+		}
 		if !t.Verify && !sn.Verify || sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
 			continue
 		}

@@ -248,9 +248,13 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 		present = tasks.Parse(b)
 		s.SetPresent(file, present)
 	}
+	// Only a verification task of the id stands for one: a plain task
+	// given the id (a decoy) leaves the verification task gone.
 	ids := map[string]bool{}
 	for _, t := range present {
-		ids[t.ID] = true
+		if t.Verify {
+			ids[t.ID] = true
+		}
 	}
 	var out []*ledger.Snap
 	fs := s.Baseline.Files[file]
@@ -318,8 +322,29 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 		if sn := byWords(); sn != nil {
 			return []*ledger.Snap{sn}
 		}
+		if sn := onlyOpenAsIs(out, t); sn != nil {
+			return []*ledger.Snap{sn}
+		}
 	}
 	return out
+}
+
+// onlyOpenAsIs is, of the snaps of a repeated id, the one that asks what t
+// asks when every other was checked: a finished twin deleted, and the
+// title of the one left reworded (a typo fixed), leave that one as it
+// was. nil otherwise: a task that asks what no snap, or a checked twin,
+// asked stands for them all.
+func onlyOpenAsIs(sns []*ledger.Snap, t tasks.Task) *ledger.Snap {
+	var match *ledger.Snap
+	for _, sn := range sns {
+		switch {
+		case sameCommands(t.Commands, sn.Commands) && sn.Verify == t.Verify && sn.Manual == t.Manual && sn.AC == t.AC && match == nil:
+			match = sn
+		case !sn.Checked:
+			return nil
+		}
+	}
+	return match
 }
 
 // movedAway reports whether the task a snap of a place (Step#2) was is
@@ -610,8 +635,14 @@ type Finding struct {
 	// redirected), so that the message says why.
 	Near string
 	// Failed is, when no run speaks for it, the newest `rodin verify` of
-	// its task that failed (it records no pass of any command).
+	// its task that failed (it records no pass of any command), or was
+	// moved to the background (its outcome reached no hook).
 	Failed *ledger.Run
+	// Elsewhere and Counts are, when no run speaks for it, the directory
+	// (relative to the root, "." for the root) of the newest run of it as
+	// written that passed where it does not count, and the one where it
+	// would have.
+	Elsewhere, Counts string
 }
 
 // OK reports whether the requirement is met.
@@ -678,6 +709,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 			if f.Run == nil {
 				f.Near = nearRun(runs, c.Run, it.Task.Ref)
 				if f.Near == "" {
+					f.Elsewhere, f.Counts = s.elsewhereRun(runs, it.File, c.Run)
+				}
+				if f.Near == "" && f.Elsewhere == "" {
 					f.Failed = failedVerify(runs, it.Task.Ref)
 				}
 			}
@@ -892,27 +926,41 @@ type Item struct {
 // rest run in D), or `rodin verify` of the task.
 func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c string) (*ledger.Run, string) {
 	want := Normalize(c)
+	// The directory a run of it counts in, decided by the task file's
+	// place (tasks.RunDir): looked up once, at the first run of it.
+	dir, looked := "", false
+	inDir := func(cwd string) bool {
+		if !looked {
+			dir, looked = tasks.RunDir(s.Root, file, c), true
+		}
+		if cwd == "" {
+			return dir == s.Root
+		}
+		return filepath.Clean(cwd) == dir
+	}
+	// Its stderr joined to its stdout (`2>&1`, as agents write commands)
+	// changes no exit, after a command that ends in a word: after `;` or
+	// `|` it is a command of its own, which succeeds.
+	joinable := !strings.HasSuffix(want, " 2>&1") && wordEnd(want)
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
 		if r.Kind != ledger.KindBash || !Evidential(r.Command) {
 			continue
 		}
 		got := Normalize(r.Command)
-		if !strings.HasSuffix(want, " 2>&1") {
-			// Its stderr joined to its stdout (`2>&1`, as agents write
-			// commands) changes no exit.
+		if joinable {
 			got = strings.TrimSuffix(got, " 2>&1")
 		}
 		// A line piped into a filter succeeds whatever its first command
 		// does, as Claude Code's Bash runs it: only rodin verify's run of
 		// it (with pipefail) speaks for it.
-		if got == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+		if got == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
 		// npm test`), which Claude Code reports from the directory its cd
 		// left the shell in, is the rest run there: what the deny asks.
-		if rest, ok := s.ranIn(r.Cwd, got); ok && Normalize(rest) == want && (s.sameDir(r.Cwd) || s.inPackage(r.Cwd, file, c)) && !tasks.PipeHidesExit(c) {
+		if rest, ok := s.ranIn(r.Cwd, got); ok && Normalize(rest) == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
@@ -1063,13 +1111,55 @@ func nearRun(runs []ledger.Run, c, ref string) string {
 	return ""
 }
 
-// failedVerify is the newest `rodin verify` of ref that failed, nil when
+// elsewhereRun is, for a command no run speaks for, the directory of its
+// newest passing run as written (or after a `cd DIR && `) in another
+// directory than the one it counts in, and that one (tasks.RunDir), both
+// relative to the root; "" when there is none.
+func (s *Session) elsewhereRun(runs []ledger.Run, file, c string) (ran, counts string) {
+	want := Normalize(c)
+	var dir string
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := &runs[i]
+		if r.Kind != ledger.KindBash || r.Exit != 0 || r.Cwd == "" {
+			continue
+		}
+		got := Normalize(r.Command)
+		if _, rest, ok := tasks.CdThen(got); ok {
+			got = Normalize(rest)
+		}
+		if got != want {
+			continue
+		}
+		if dir == "" {
+			dir = tasks.RunDir(s.Root, file, c)
+		}
+		if cwd := filepath.Clean(r.Cwd); cwd != dir {
+			return relDir(s.Root, cwd), relDir(s.Root, dir)
+		}
+	}
+	return "", ""
+}
+
+// relDir is dir relative to root for a message: "." for the root itself,
+// the path as it is outside the project.
+func relDir(root, dir string) string {
+	if dir == root {
+		return "."
+	}
+	if r := project.Rel(root, dir); r != "" {
+		return r
+	}
+	return dir
+}
+
+// failedVerify is the newest `rodin verify` of ref that failed, or that
+// Claude Code moved to the background (the Bash tool's timeout), nil when
 // none did.
 func failedVerify(runs []ledger.Run, ref string) *ledger.Run {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := &runs[i]
-		if r.Kind != ledger.KindBash || r.Exit <= 0 {
-			continue // passed, or did not finish in the foreground
+		if r.Kind != ledger.KindBash || r.Exit <= 0 && r.Exit != ledger.ExitBackground {
+			continue // passed, or ended in another way
 		}
 		if id, _, ok := verifyArgs(r.Command); ok && id == ref {
 			return r
@@ -1097,19 +1187,11 @@ func (s *Session) ranIn(cwd, cmd string) (rest string, ok bool) {
 	return "", false
 }
 
-func (s *Session) sameDir(cwd string) bool {
-	return cwd == "" || filepath.Clean(cwd) == s.Root
-}
-
-// inPackage reports whether cwd is the directory the task file's command
-// runs in when that is its package and not the root (tasks.RunDir): in a
-// monorepo, `sh check.sh` of packages/api/tasks.md runs there.
-func (s *Session) inPackage(cwd, file, c string) bool {
-	if cwd == "" {
-		return false
-	}
-	dir := tasks.RunDir(s.Root, file, c)
-	return dir != s.Root && filepath.Clean(cwd) == dir
+// wordEnd reports whether a command ends in a word, not in an operator
+// (`;`, `|`, `&`) after which a redirection is a command of its own.
+func wordEnd(c string) bool {
+	c = strings.TrimRight(c, " \t")
+	return c != "" && !strings.ContainsRune(";|&", rune(c[len(c)-1]))
 }
 
 func (s *Session) inProject(cwd string) bool {
@@ -1308,8 +1390,20 @@ func (v Verdict) Explain() string {
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
 		case f.Run == nil && tasks.PipeHidesExit(f.Command):
 			parts = append(parts, what+" has not run through `rodin verify` in this session (it pipes into a filter, whose exit hides the first command's: only rodin verify, which runs it with pipefail, proves it)")
+		case f.Run == nil && f.Failed != nil && f.Failed.Exit == ledger.ExitBackground:
+			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` went to the background at %s (the Bash tool moves a command there at its timeout, 2 minutes unless the call sets `timeout`), so its outcome reached no hook: run it again in the foreground with the Bash call's `timeout` set as long as it needs, up to 600000 ms", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
 		case f.Run == nil && f.Failed != nil:
 			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` failed at %s (its output says which command)", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
+		case f.Run == nil && f.Elsewhere != "":
+			where := "the project root"
+			if f.Counts != "." {
+				where = f.Counts + " (the task file's package, whose command it is)"
+			}
+			from := f.Elsewhere
+			if from == "." {
+				from = "the project root"
+			}
+			parts = append(parts, fmt.Sprintf("%s passed only from %s, which does not count: it counts from %s", what, from, where))
 		case f.Run == nil && f.Near != "":
 			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
 		case f.Run == nil:
