@@ -550,7 +550,18 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		return byRef, true
 	}
 	if len(found) == 1 && t.ID != "" {
-		return found, true
+		if t.Title == "" || sameTitle(found[0].Task.Title, t.Title) || leadNames(subject, found[0].Task) {
+			return found, true
+		}
+		// The subject's id names one task and its words another (a checked
+		// task's id over an open one's title and command): each is judged,
+		// the subject's own commands too when no task of its words is.
+		out := append(found, byTitle...)
+		if len(byTitle) == 0 && len(t.Commands) > 0 {
+			t.Text += "\n" + desc
+			out = append(out, Item{File: TaskList, Task: t})
+		}
+		return out, true
 	}
 	var titled []Item
 	for _, it := range found {
