@@ -155,11 +155,16 @@ func claimsPath(data, root string) string {
 // that made it.
 type Claim struct {
 	Session, Root, File, Key, Call, Agent string
+	// Runs is the sum of what the task asks (its commands), so that a
+	// claim speaks only for the task it was made for, not for another
+	// task given its key since; "" in claims of older rodins, which any
+	// task of the key matches.
+	Runs string
 }
 
 // AppendClaim records a claimed tick (KindClaim), one append.
 func AppendClaim(data string, c Claim) error {
-	return appendTo(data, claimsPath(data, c.Root), Run{Time: freshness.Now().UnixNano(), Kind: KindClaim, Cwd: c.Root, Command: c.File + "\x00" + c.Key, Session: c.Session, Tool: c.Call, Agent: c.Agent})
+	return appendTo(data, claimsPath(data, c.Root), Run{Time: freshness.Now().UnixNano(), Kind: KindClaim, Cwd: c.Root, Command: c.File + "\x00" + c.Key, Session: c.Session, Tool: c.Call, Agent: c.Agent, PromptSum: c.Runs})
 }
 
 // Claimed reports whether a claim made at since or later matches: one by
@@ -170,7 +175,7 @@ func Claimed(data string, c Claim, since int64, other bool) bool {
 	want := c.File + "\x00" + c.Key
 	for i := len(claims) - 1; i >= 0 && claims[i].Time >= since; i-- {
 		r := claims[i]
-		if r.Kind != KindClaim || r.Cwd != c.Root || r.Command != want {
+		if r.Kind != KindClaim || r.Cwd != c.Root || r.Command != want || c.Runs != "" && r.PromptSum != "" && r.PromptSum != c.Runs {
 			continue
 		}
 		if other && r.Session != c.Session || !other && r.Session == c.Session && r.Tool == c.Call {

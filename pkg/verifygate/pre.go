@@ -128,7 +128,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	agent, _, _ := in.Field("agent_id")
 	call, _, _ := in.Field("tool_use_id")
 	for _, it := range items {
-		ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: it.Task.Key(), Call: call, Agent: agent})
+		ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: it.Task.Key(), Call: call, Agent: agent, Runs: runsOf(it.Task)})
 	}
 	if w := waived(vs); w != "" {
 		return hookio.PreOutcome{SystemMessage: "[rodin] Ticked without passing checks, as waived: " + w}

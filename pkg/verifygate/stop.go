@@ -675,6 +675,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			carried = append(carried, c)
 		}
 	}
+	asIs := map[boxKey][2]string{} // the words and runs of checked tasks with a carried need
 	for _, rel := range ix.Files {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
 		if err != nil {
@@ -698,6 +699,12 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 				sn.Sources = append(sn.Sources, string(c.Source))
 			}
 			if c := carriedFor(carried, root, rel, t); c != nil {
+				if t.Checked {
+					// Its box is known by the task as it stands, not by
+					// the commands it carries (ticks are paired by them).
+					w, r := placeOf(t)
+					asIs[boxKey{rel, t.Key()}] = [2]string{w, r}
+				}
 				sn.Commands, sn.Sources, sn.Carried = c.Need.Commands, nil, true
 				for i := range sn.Commands {
 					src := "as it was"
@@ -719,7 +726,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	saved, err = ledger.SaveBaseline(data, session, b)
 	if saved && err == nil {
 		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
-		err = startTicks(data, session, &b, cfg.TaskFiles, func(rel string) (os.FileInfo, error) {
+		err = startTicks(data, session, &b, cfg.TaskFiles, asIs, func(rel string) (os.FileInfo, error) {
 			return os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 		})
 	}

@@ -400,10 +400,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			st.boxes[k] = b
 		case !o.mine:
 			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
-		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool}, st.since, false):
+		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool, Runs: runsOf(t)}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
 			st.boxes[k] = placed(box{mark: markOK, time: now, agent: o.agent}, t)
-		case ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key()}, since, true):
+		case ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Runs: runsOf(t)}, since, true):
 			// Another session's agent ticked it, its checks passed, while
 			// one of this session's calls ran: not this session's tick.
 			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
@@ -427,11 +427,18 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			m = markBad
 			bad = append(bad, v)
 		} else {
-			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent})
+			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent, Runs: runsOf(v.Task)})
 		}
 		st.boxes[boxKey{rel, v.Task.Key()}] = placed(box{mark: m, time: now, agent: o.agent}, v.Task)
 	}
 	return bad, ""
+}
+
+// runsOf is the sum of what a task asks (placeOf's runs): a claim of a
+// tick speaks for the task it was made for.
+func runsOf(t tasks.Task) string {
+	_, runs := placeOf(t)
+	return runs
 }
 
 // placeOf is what follows a task when a step above it is added or
@@ -607,8 +614,10 @@ func (s *Session) sessionWindows() ([]ledger.Window, error) {
 }
 
 // startTicks writes the session's record as it begins: each task file's
-// time and size and its verification boxes already checked.
-func startTicks(data, session string, b *ledger.Baseline, globs []string, stat func(rel string) (os.FileInfo, error)) error {
+// time and size and its verification boxes already checked. asIs holds
+// the words and runs of the checked tasks whose snaps carry an earlier
+// session's need (the snap's commands are not the task's).
+func startTicks(data, session string, b *ledger.Baseline, globs []string, asIs map[boxKey][2]string, stat func(rel string) (os.FileInfo, error)) error {
 	st := newTickState()
 	st.since, st.root, st.globs = b.Time, b.Root, globs
 	for rel, snaps := range b.Files {
@@ -618,10 +627,9 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, stat f
 		for _, sn := range snaps {
 			if sn.Verify && sn.Checked {
 				x := box{mark: markStart, time: b.Time}
-				if sn.Title != "" && !sn.Carried {
-					// (A carried snap holds the commands the task had
-					// before an agent changed them, not the task's: its box
-					// is known by its key.)
+				if w, ok := asIs[boxKey{rel, sn.Key}]; ok && sn.Carried {
+					x.words, x.runs = w[0], w[1]
+				} else if sn.Title != "" && !sn.Carried {
 					x.words, x.runs = placeSums(sn.Title, sn.Commands, sn.Manual, sn.AC)
 				}
 				st.boxes[boxKey{rel, sn.Key}] = x
