@@ -1,6 +1,7 @@
 package verifygate
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -40,6 +41,9 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 		sn := sns[0]
 		if len(sns) > 1 {
 			sn = mergeSnaps(sns)
+		}
+		if len(sns) == 1 && s.acceptedByEdit(file, t) {
+			continue // as the user's own edit left it
 		}
 		if !t.Verify && !sn.Verify || sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
 			continue
@@ -97,4 +101,44 @@ func mergeSnaps(sns []*ledger.Snap) *ledger.Snap {
 		m.Verify, m.AC, m.Manual = m.Verify || sn.Verify, m.AC || sn.AC, m.Manual || sn.Manual
 	}
 	return &m
+}
+
+// acceptEdits records, for a change someone else made (the user in an
+// editor, outside every call of the agent), the tasks whose commands (or
+// person, acceptance checklist, tag) it changed from the session's start:
+// the user's own edit stands at once, as if they had accepted it, for
+// this session (an agent's is carried instead, carryChanges).
+func (s *Session) acceptEdits(st *tickState, file string, ts []tasks.Task) {
+	for _, t := range ts {
+		sns := s.snaps(file, t)
+		if len(sns) != 1 || !asksOtherThan(t, sns[0]) {
+			continue
+		}
+		runs := runsOf(t)
+		st.accepted[boxKey{file, t.Key()}] = runs
+		if s.accepted != nil {
+			s.accepted[boxKey{file, t.Key()}] = runs
+		}
+	}
+}
+
+// asksOtherThan reports whether t no longer asks what it asked as the
+// snap has it: another command, or a person, an acceptance checklist, its
+// tag dropped.
+func asksOtherThan(t tasks.Task, sn *ledger.Snap) bool {
+	return !(sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify))
+}
+
+// acceptedByEdit reports whether someone else's edit in this session made
+// t ask what it asks now (acceptEdits), read from the session's record
+// once.
+func (s *Session) acceptedByEdit(file string, t tasks.Task) bool {
+	if s.accepted == nil {
+		s.accepted = map[boxKey]string{}
+		if st, err := loadTicks(s.Data, s.ID); err == nil && st != nil {
+			maps.Copy(s.accepted, st.accepted)
+		}
+	}
+	runs, ok := s.accepted[boxKey{file, t.Key()}]
+	return ok && runs == runsOf(t)
 }

@@ -71,6 +71,9 @@ type Session struct {
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
 	quiet map[string]bool // quietSince, by the run's tool_use_id
+	// accepted are the tasks someone else's edit changed in this session
+	// (acceptedByEdit), read once; nil until then.
+	accepted map[boxKey]string
 	// within is inProject by directory: a log holds thousands of runs
 	// from a few directories.
 	within map[string]bool
@@ -498,6 +501,10 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		current[i] = Normalize(c.Run)
 	}
 	keepStart := accepted == nil || !slices.Equal(accepted, current)
+	sns := s.snaps(file, t)
+	if keepStart && len(sns) == 1 && asksOtherThan(t, sns[0]) && s.acceptedByEdit(file, t) {
+		keepStart = false // the user's own edit of it, in this session
+	}
 	seen := map[string]bool{}
 	add := func(cs []tasks.Command) {
 		for _, c := range cs {
@@ -515,7 +522,6 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	// command named, an inspection a qa-engineer makes) during the session,
 	// nor by renaming it.
 	manualAtStart, qualityAtStart := false, false
-	sns := s.snaps(file, t)
 	if (len(sns) == 0 || !s.hadTask(file, t)) && t.Checked {
 		// A task new since the session began (its key is: a second V1 is
 		// V1#2), ticked: it stands for the verification tasks of its file

@@ -65,6 +65,10 @@ type tickState struct {
 	files  map[string][2]int64 // rel → change time and size as last seen
 	boxes  map[boxKey]box
 	unread map[string]unread
+	// accepted are tasks whose commands (or what else they ask) someone
+	// else changed since the session began, by the sum of what they ask
+	// now: the user's own edit stands at once, as an acceptance.
+	accepted map[boxKey]string
 }
 
 func ticksPath(data, session string) string {
@@ -72,12 +76,13 @@ func ticksPath(data, session string) string {
 }
 
 func newTickState() *tickState {
-	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}}
+	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}, accepted: map[boxKey]string{}}
 }
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
-// `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`.
+// `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`,
+// `a "FILE" "KEY" "RUNS"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -113,6 +118,12 @@ func (st *tickState) MarshalText() []byte {
 	for _, f := range slices.Sorted(maps.Keys(st.unread)) {
 		u := st.unread[f]
 		fmt.Fprintf(&b, "u %d %s %s %s\n", u.time, strconv.Quote(u.agent), strconv.Quote(f), strconv.Quote(u.why))
+	}
+	accepted := slices.SortedFunc(maps.Keys(st.accepted), func(a, b boxKey) int {
+		return strings.Compare(a.file+"\x00"+a.key, b.file+"\x00"+b.key)
+	})
+	for _, k := range accepted {
+		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
 	}
 	return b.Bytes()
 }
@@ -161,6 +172,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.boxes[boxKey{f[3], f[4]}] = x
 		case line[0] == 'u' && len(f) == 4:
 			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
+		case line[0] == 'a' && len(f) == 3:
+			st.accepted[boxKey{f[0], f[1]}] = f[2]
 		default:
 			ok = false
 		}
@@ -244,9 +257,19 @@ func updateTicks(data, session string, edit func(st *tickState) error) error {
 func seenAs(fi os.FileInfo) [2]int64 {
 	mod := freshness.ChangeTime(fi)
 	if freshness.Now().Sub(mod) < recent {
-		return [2]int64{0, fi.Size()}
+		// Negative: looked at again, but known for the state a look saw
+		// (sameAsSeen).
+		return [2]int64{-mod.UnixNano(), fi.Size()}
 	}
 	return [2]int64{mod.UnixNano(), fi.Size()}
+}
+
+// sameAsSeen reports whether a file is as a look last saw it, seen too
+// recently to trust its time: looked at again, it holds no change that
+// look did not see (the agent's own write, seen by PostToolUse right
+// after it, is not someone else's edit when the next hook looks again).
+func sameAsSeen(was [2]int64, fi os.FileInfo) bool {
+	return was[0] < 0 && was == [2]int64{-freshness.ChangeTime(fi).UnixNano(), fi.Size()}
 }
 
 // recent is how old a change time must be to be trusted by seenAs: far
@@ -268,7 +291,7 @@ func (st *tickState) changed(rel string, fi os.FileInfo) bool {
 	was, ok := st.files[rel]
 	// A file never seen, or seen too recently to trust its time, is
 	// looked at.
-	return !ok || was[0] == 0 || was != [2]int64{freshness.ChangeTime(fi).UnixNano(), fi.Size()}
+	return !ok || was[0] <= 0 || was != [2]int64{freshness.ChangeTime(fi).UnixNano(), fi.Size()}
 
 }
 
@@ -327,8 +350,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	since -= int64(ledger.Slack)
 	mod := time.Now().UnixNano()
+	seenBefore := false
 	if fi != nil {
 		mod = freshness.ChangeTime(fi).UnixNano()
+		seenBefore = sameAsSeen(st.files[rel], fi)
 		st.files[rel] = seenAs(fi)
 	}
 	o := who(mod)
@@ -352,8 +377,13 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	delete(st.unread, rel)
 	s.SetPresent(rel, parsed)
+	if s.accepted == nil {
+		s.accepted = maps.Clone(st.accepted)
+	}
 	if o.mine {
 		s.carryChanges(rel, parsed)
+	} else if !seenBefore {
+		s.acceptEdits(st, rel, parsed)
 	}
 	now := time.Now().UnixNano()
 	var checked []tasks.Task
