@@ -108,8 +108,12 @@ func verifyBaseline(e *env, in gjson.Result) []string {
 	if !planfile.ValidSessionID(session) {
 		return nil
 	}
-	if _, err := verifygate.TakeBaseline(e.getenv, session, in.Get("cwd").String()); err != nil {
+	_, note, err := verifygate.TakeBaseline(e.getenv, session, in.Get("cwd").String())
+	if err != nil {
 		return []string{fmt.Sprintf("the verify gate could not record the task boxes at session start (%v)", err)}
+	}
+	if note != "" {
+		return []string{note}
 	}
 	return nil
 }

@@ -348,13 +348,17 @@ var errSilent = errors.New("")
 
 func runWaive(e *env, args []string) error {
 	var reason string
-	var accept bool
+	var accept, acceptConfig bool
 	pos, err := flags("waive", args, func(fs *flag.FlagSet) {
 		fs.StringVar(&reason, "reason", "", "why the task need not pass")
 		fs.BoolVar(&accept, "commands", false, "accept the task's commands as they stand (they must pass)")
+		fs.BoolVar(&acceptConfig, "config", false, "accept .rodin/config.json as it stands, after an agent changed it")
 	})
 	if err != nil {
 		return err
+	}
+	if acceptConfig {
+		return acceptConfigFile(e, pos)
 	}
 	if accept {
 		return acceptCommands(e, pos)
@@ -409,6 +413,31 @@ func acceptCommands(e *env, pos []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "accepted the commands of %s (%s) as they stand: %s, in place of those it had before; they must pass as any check does\n", t.Name(), rel, shown)
+	return nil
+}
+
+// acceptConfigFile is `rodin waive --config`: the user accepts the verify
+// gate's configuration file as it stands, after an agent changed it in an
+// earlier session. Only at a terminal of their own.
+func acceptConfigFile(e *env, pos []string) error {
+	if len(pos) != 0 {
+		return usageError{"waive --config takes no task"}
+	}
+	if !fromTerminal(e.getenv, os.Stdin) {
+		fmt.Fprintf(e.stdout, "nothing was accepted: this was run from Claude Code (or with no terminal), where the agent could run it. The user accepts %s as it stands by typing `%s %s` in Claude Code, or by running `rodin waive --config` at a terminal of their own\n", project.ConfigFile, verifygate.WaiveCommand, verifygate.AcceptConfig)
+		return nil
+	}
+	s, err := verifySession(e)
+	if err != nil {
+		return err
+	}
+	if s.Data == "" {
+		return withHint(errors.New("rodin has no data directory to keep the acceptance in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
+	}
+	if err := verifygate.AcceptConfigFile(s.Data, s.Root); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "accepted %s as it stands: the verify gate uses it from the next session\n", project.ConfigFile)
 	return nil
 }
 

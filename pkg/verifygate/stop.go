@@ -72,10 +72,16 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 			// is judged, since rodin cannot tell which were ticked now.
 			noBaseline = true
 			items = s.checkedNow()
-			if _, err := TakeBaseline(getenv, in.SessionID(), in.Cwd()); err != nil && len(items) == 0 {
+			if _, _, err := TakeBaseline(getenv, in.SessionID(), in.Cwd()); err != nil && len(items) == 0 {
 				return unverifiable(in, again, "rodin has no record of the task boxes at this session's start and cannot write one ("+err.Error()+"). To fix: free space in rodin's data directory, then run `rodin doctor`")
 			}
 		} else {
+			if st, _ := loadTicks(s.Data, s.ID); st != nil && configMoved(s.Root, st) {
+				updateTicks(s.Data, s.ID, func(st *tickState) error {
+					s.watchConfig(st)
+					return nil
+				})
+			}
 			var unread []string
 			items, unread = s.outstanding(in)
 			if len(unread) > 0 {
@@ -222,6 +228,10 @@ func nothingTicked(getenv func(string) string, in hookio.Input) (quiet bool, fil
 	// since the session began.
 	st, err := loadTicks(data, session)
 	if err != nil || st != nil && st.outstanding() {
+		return false, files
+	}
+	// A Bash command may have changed the configuration (watchConfig).
+	if refreshed && st != nil && configMoved(root, st) {
 		return false, files
 	}
 	since := time.Unix(0, ix.Since)
@@ -655,15 +665,19 @@ func titleWords(s string) string {
 // begins (SessionStart, through `rodin setup`). A resumed session keeps
 // the baseline it has. An unreadable configuration is reported and the
 // defaults are used.
-func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, err error) {
+func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, note string, err error) {
 	data := evidence.DataDir(getenv)
 	root := project.Root(getenv, cwd)
 	if data == "" || root == "" || session == "" {
-		return false, fmt.Errorf("no data directory, project root or session")
+		return false, "", fmt.Errorf("no data directory, project root or session")
 	}
 	cfg, cfgErr := project.LoadConfig(root)
 	if cfgErr != nil {
 		cfg = project.Defaults()
+	}
+	seen := seeConfig(root)
+	if c, carried := configInForce(data, root, cfg, seen); carried {
+		cfg, cfgErr, note = c, nil, ConfigCarried
 	}
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
@@ -726,14 +740,14 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	saved, err = ledger.SaveBaseline(data, session, b)
 	if saved && err == nil {
 		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
-		err = startTicks(data, session, &b, cfg.TaskFiles, asIs, func(rel string) (os.FileInfo, error) {
+		err = startTicks(data, session, &b, cfg.TaskFiles, seen, asIs, func(rel string) (os.FileInfo, error) {
 			return os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
 		})
 	}
 	if err == nil && cfgErr != nil {
 		err = cfgErr
 	}
-	return saved, err
+	return saved, note, err
 }
 
 // carriedNote ends where a carried command was read.

@@ -69,6 +69,7 @@ type tickState struct {
 	// else changed since the session began, by the sum of what they ask
 	// now: the user's own edit stands at once, as an acceptance.
 	accepted map[boxKey]string
+	cfg      configSeen // the configuration file as last seen (watchConfig)
 }
 
 func ticksPath(data, session string) string {
@@ -82,7 +83,7 @@ func newTickState() *tickState {
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
 // `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`,
-// `a "FILE" "KEY" "RUNS"`.
+// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -122,6 +123,9 @@ func (st *tickState) MarshalText() []byte {
 	accepted := slices.SortedFunc(maps.Keys(st.accepted), func(a, b boxKey) int {
 		return strings.Compare(a.file+"\x00"+a.key, b.file+"\x00"+b.key)
 	})
+	if st.cfg != (configSeen{}) {
+		fmt.Fprintf(&b, "c %s %d %d\n", strconv.Quote(st.cfg.sum), st.cfg.stat[0], st.cfg.stat[1])
+	}
 	for _, k := range accepted {
 		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
 	}
@@ -174,6 +178,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
 		case line[0] == 'a' && len(f) == 3:
 			st.accepted[boxKey{f[0], f[1]}] = f[2]
+		case line[0] == 'c' && len(f) == 3:
+			st.cfg = configSeen{sum: f[0], stat: [2]int64{num(f[1]), num(f[2])}}
 		default:
 			ok = false
 		}
@@ -647,9 +653,9 @@ func (s *Session) sessionWindows() ([]ledger.Window, error) {
 // time and size and its verification boxes already checked. asIs holds
 // the words and runs of the checked tasks whose snaps carry an earlier
 // session's need (the snap's commands are not the task's).
-func startTicks(data, session string, b *ledger.Baseline, globs []string, asIs map[boxKey][2]string, stat func(rel string) (os.FileInfo, error)) error {
+func startTicks(data, session string, b *ledger.Baseline, globs []string, cfg configSeen, asIs map[boxKey][2]string, stat func(rel string) (os.FileInfo, error)) error {
 	st := newTickState()
-	st.since, st.root, st.globs = b.Time, b.Root, globs
+	st.since, st.root, st.globs, st.cfg = b.Time, b.Root, globs, cfg
 	for rel, snaps := range b.Files {
 		if fi, err := stat(rel); err == nil {
 			st.files[rel] = seenAs(fi)

@@ -47,6 +47,12 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 	if err != nil {
 		return say("Nothing was waived: %v.", err)
 	}
+	if args[0] == AcceptConfig && len(args) == 1 {
+		if err := AcceptConfigFile(s.Data, s.Root); err != nil {
+			return say("Nothing was accepted: %v.", err)
+		}
+		return say("The user accepted %s as it stands: the verify gate uses it from the next session.", project.ConfigFile)
+	}
 	id, file := args[0], ""
 	if len(args) > 1 && strings.HasSuffix(args[1], ".md") {
 		file, args = args[1], args[1:]

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rodin-gate/rodin/pkg/configguard"
 	"github.com/rodin-gate/rodin/pkg/contracts"
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/route/table"
@@ -18,7 +19,10 @@ import (
 
 // The artifacts executable's tables, by event.
 var (
-	PreToolUse  = []table.Route[hookio.PreOutcome]{{Match: "Write|Edit|MultiEdit", Run: contracts.PreWrite}}
+	PreToolUse = []table.Route[hookio.PreOutcome]{
+		{Match: "Write|Edit|MultiEdit", Run: configguard.PreWrite}, // the verify gate's configuration
+		{Match: "Write|Edit|MultiEdit", Run: contracts.PreWrite},
+	}
 	PostToolUse = []table.Route[hookio.PostOutcome]{{Match: "Write|Edit|MultiEdit", Run: contracts.PostWrite}}
 )
 

@@ -1,0 +1,61 @@
+package ledger
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// ConfigCarry is the verify gate's configuration of a project as it was
+// in force before an agent changed .rodin/config.json (through Bash: the
+// file tools are denied it): the next sessions keep it in force while the
+// file is as the agent left it (After, the SHA-256 of its bytes), until
+// the user accepts the change (`rodin waive --config`). A change of the
+// file by anyone else drops it.
+type ConfigCarry struct {
+	Root   string          `json:"root"`
+	Before json.RawMessage `json:"before"` // project.Config as JSON
+	After  string          `json:"after"`
+	Time   int64           `json:"t"`
+}
+
+func configCarryPath(data string) string { return filepath.Join(Dir(data), "config-carried.json") }
+
+// ConfigCarries are the projects' carried configurations.
+func ConfigCarries(data string) ([]ConfigCarry, error) {
+	return readList[ConfigCarry](configCarryPath(data))
+}
+
+// SetConfigCarry keeps c in place of root's, or drops root's when c is nil.
+func SetConfigCarry(data, root string, c *ConfigCarry) error {
+	all, err := ConfigCarries(data)
+	if err != nil {
+		all = nil // damaged: start again from what is known now
+	}
+	all = slices.DeleteFunc(all, func(o ConfigCarry) bool { return o.Root == root })
+	if c == nil && err == nil && !exists(configCarryPath(data)) {
+		return nil
+	}
+	if c != nil {
+		all = append(all, *c)
+	}
+	if len(all) > MaxCarried {
+		all = all[len(all)-MaxCarried:]
+	}
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return err
+	}
+	js, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(configCarryPath(data), js, 0o600)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

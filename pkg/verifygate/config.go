@@ -1,0 +1,110 @@
+package verifygate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/ledger"
+	"github.com/rodin-gate/rodin/pkg/project"
+	"github.com/rodin-gate/rodin/pkg/safefile"
+)
+
+// The verify gate's configuration (.rodin/config.json: which files are
+// task files, which changes make a check stale, how long a check may run)
+// is the user's. Within a session the one it began with is in force; an
+// agent's change of it through Bash (its file tools are denied it) is
+// carried like a task's changed commands: the next sessions keep the
+// configuration in force before it while the file is as the agent left
+// it, until the user accepts the change (`rodin waive --config`). The
+// user's own edit takes effect at the next session, and drops the carry.
+
+// configSeen is the configuration file as a session saw it: the SHA-256 of
+// its bytes ("" when there is none) and its change time and size.
+type configSeen struct {
+	sum  string
+	stat [2]int64
+}
+
+// seeConfig reads the project's configuration file as it is now.
+func seeConfig(root string) configSeen {
+	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
+	fi, err := os.Stat(path)
+	if err != nil {
+		return configSeen{}
+	}
+	b, err := safefile.ReadFile(path, 1<<20)
+	if err != nil {
+		return configSeen{sum: "unreadable", stat: statOf(fi)}
+	}
+	sum := sha256.Sum256(b)
+	return configSeen{sum: hex.EncodeToString(sum[:]), stat: statOf(fi)}
+}
+
+func statOf(fi os.FileInfo) [2]int64 {
+	return [2]int64{freshness.ChangeTime(fi).UnixNano(), fi.Size()}
+}
+
+// configMoved reports, by one stat, whether the configuration file may
+// have changed since the session's record last saw it.
+func configMoved(root string, st *tickState) bool {
+	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(project.ConfigFile)))
+	if err != nil {
+		return st.cfg.stat != [2]int64{}
+	}
+	return statOf(fi) != st.cfg.stat
+}
+
+// configInForce is the configuration a session begins with: the file's,
+// or, while the file is as an agent of an earlier session left it, the
+// one in force before that agent changed it (carried is then true). A
+// carry the file no longer matches (someone changed it since) is dropped.
+func configInForce(data, root string, file project.Config, seen configSeen) (cfg project.Config, carried bool) {
+	cs, err := ledger.ConfigCarries(data)
+	if err != nil {
+		return file, false
+	}
+	for _, c := range cs {
+		if c.Root != root {
+			continue
+		}
+		var before project.Config
+		if c.After == seen.sum && json.Unmarshal(c.Before, &before) == nil {
+			return before, true
+		}
+		ledger.SetConfigCarry(data, root, nil)
+	}
+	return file, false
+}
+
+// watchConfig looks, at a stop, at whether the configuration file changed
+// since the session's record last saw it, and carries the configuration
+// in force when the agent changed it (a change in one of its calls).
+func (s *Session) watchConfig(st *tickState) {
+	if s.Baseline == nil || !configMoved(s.Root, st) {
+		return
+	}
+	now := seeConfig(s.Root)
+	if now.sum != st.cfg.sum && s.byTime(now.stat[0]).mine {
+		ledger.SetConfigCarry(s.Data, s.Root, &ledger.ConfigCarry{Root: s.Root, Before: s.Baseline.Config, After: now.sum, Time: time.Now().UnixNano()})
+	}
+	st.cfg = now
+}
+
+// ConfigCarried says, for SessionStart, that the configuration in force is
+// one an agent changed in an earlier session, and how the user accepts it.
+const ConfigCarried = "an agent changed .rodin/config.json in an earlier session, so the verify gate keeps the configuration it had before (an agent alone may not change which files are task files or what makes a check stale); when the change is right, the user accepts it by running `rodin waive --config` at a terminal of their own, or by typing `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code"
+
+// AcceptConfig, as `/rodin:waive --config`, accepts the configuration file
+// as it stands.
+const AcceptConfig = "--config"
+
+// AcceptConfigFile drops root's carried configuration: the file as it
+// stands is in force from the next session.
+func AcceptConfigFile(data, root string) error {
+	return ledger.SetConfigCarry(data, root, nil)
+}
