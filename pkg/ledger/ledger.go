@@ -374,7 +374,8 @@ func readList[T any](path string) ([]T, error) {
 // AddCarried keeps needs, each in place of one kept for the same task as
 // the agent left it, and drops those of file that stands names no task of
 // any more (stands holds the Words and Runs of each of its tasks now: a
-// task changed again, or put back, needs no carry of its old form).
+// task changed again, or put back, needs no carry of its old form; Runs
+// "*" keeps every need of those Words).
 func AddCarried(data, root, file string, stands map[[2]string]bool, add []Carried) error {
 	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
 		return err
@@ -388,7 +389,7 @@ func AddCarried(data, root, file string, stands map[[2]string]bool, add []Carrie
 	}
 	kept := all[:0]
 	for _, o := range all {
-		stale := o.Root == root && o.File == file && !stands[[2]string{o.Words, o.Runs}]
+		stale := o.Root == root && o.File == file && !stands[[2]string{o.Words, o.Runs}] && !stands[[2]string{o.Words, "*"}]
 		if !stale && !slices.ContainsFunc(add, func(c Carried) bool { return same(o, c) }) {
 			kept = append(kept, o)
 		}

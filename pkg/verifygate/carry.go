@@ -18,11 +18,18 @@ import (
 // per iteration). A change the user accepted (`/rodin:waive ID FILE
 // --commands`) is not kept; a change someone else made is never seen here
 // (look calls it for the agent's changes only).
-func (s *Session) carryChanges(file string, ts []tasks.Task) {
+func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Command, readQuality bool) {
 	if s.Baseline == nil || s.Data == "" {
 		return
 	}
 	var add []ledger.Carried
+	qualityStands := [2]string{}
+	if readQuality {
+		if c := s.carryQuality(file, quality); c != nil {
+			add = append(add, *c)
+		}
+		qualityStands = [2]string{qualityWords, qualitySum(quality)}
+	}
 	for _, t := range ts {
 		// Cheap tests first: a task file holds hundreds of tasks, and most
 		// are as they began.
@@ -60,13 +67,66 @@ func (s *Session) carryChanges(file string, ts []tasks.Task) {
 			Need: ledger.Snap{Commands: sn.Commands, Sources: sn.Sources, Verify: sn.Verify, AC: sn.AC, Manual: sn.Manual}})
 	}
 	if len(add) > 0 {
-		stands := make(map[[2]string]bool, len(ts))
+		stands := make(map[[2]string]bool, len(ts)+1)
 		for _, t := range ts {
 			w, r := placeOf(t)
 			stands[[2]string{w, r}] = true
 		}
+		if readQuality {
+			stands[qualityStands] = true
+		} else {
+			stands[[2]string{qualityWords, "*"}] = true // not read: kept as it is
+		}
 		ledger.AddCarried(s.Data, s.Root, file, stands, add)
 	}
+}
+
+// qualityWords stands in a carried need's Words for a task file's Quality
+// Commands section (no task's words sum to it: they are hex).
+const qualityWords = "quality commands"
+
+// qualitySum is the sum of a Quality Commands section as it stands, in a
+// carried need's Runs.
+func qualitySum(q []tasks.Command) string {
+	runs := make([]string, len(q))
+	for i, c := range q {
+		runs[i] = Normalize(c.Run)
+	}
+	_, sum := placeSums("", runs, false, false)
+	return sum
+}
+
+// carryQuality is, when this session's agent changed a task file's
+// Quality Commands section (the commands that stand for its tasks that
+// name none), what must stand for them past the session: the section as
+// the session began, or, when it had none, the project's checks then; nil
+// when the agent took nothing away.
+func (s *Session) carryQuality(file string, q []tasks.Command) *ledger.Carried {
+	if s.Baseline.Files[file] == nil {
+		return nil // a file new since the session began: its section is its own
+	}
+	need := s.Baseline.Quality[file]
+	if len(need) == 0 {
+		if len(q) == 0 {
+			return nil
+		}
+		need = s.Baseline.Quality[ProjectChecks]
+	}
+	now := make([]string, len(q))
+	for i, c := range q {
+		now[i] = Normalize(c.Run)
+	}
+	lost := false
+	for _, c := range need {
+		if !slices.Contains(now, Normalize(c)) {
+			lost = true
+		}
+	}
+	if !lost {
+		return nil
+	}
+	return &ledger.Carried{Root: s.Root, File: file, Words: qualityWords, Runs: qualitySum(q), Time: time.Now().UnixNano(),
+		Need: ledger.Snap{Commands: need}}
 }
 
 // sameCommands reports whether a task's commands are a snap's, as rodin

@@ -614,13 +614,33 @@ func (s *Session) qualityOf(file string) []tasks.Command {
 		return q
 	}
 	if !s.qualityRead {
+		// The project's checks as the session began and as they are now:
+		// a manifest written since (a package.json of the agent's own
+		// scripts before go.mod's) adds checks, and takes none away.
+		seen := map[string]bool{}
+		add := func(c string) {
+			if k := Normalize(c); !seen[k] {
+				seen[k] = true
+				s.quality = append(s.quality, tasks.Command{Run: c, Source: tasks.FromChecks})
+			}
+		}
+		if s.Baseline != nil {
+			for _, c := range s.Baseline.Quality[ProjectChecks] {
+				add(c)
+			}
+		}
 		for _, c := range checks.Quality(checks.Discover(s.Root)) {
-			s.quality = append(s.quality, tasks.Command{Run: c, Source: tasks.FromChecks})
+			add(c)
 		}
 		s.qualityRead = true
 	}
 	return s.quality
 }
+
+// ProjectChecks is the key of the baseline's Quality under which the
+// project's own checks (rodin checks) are kept as the session began: no
+// task file's path is empty.
+const ProjectChecks = ""
 
 // Normalize and Evidential are the ledger's: what a run of a command is.
 func Normalize(c string) string { return ledger.Normalize(c) }

@@ -120,8 +120,14 @@ func (r *readings) lookup(src []byte) (f tasks.File, k [sha256.Size]byte, ok boo
 // look after an edit, then parses nothing), else a parse within
 // parseBudget.
 func (s *Session) parseKept(rel string, src []byte) ([]tasks.Task, bool) {
+	f, ok := s.parseKeptFile(rel, src)
+	return f.Tasks, ok
+}
+
+// parseKeptFile is parseKept's file: its tasks and its Quality Commands.
+func (s *Session) parseKeptFile(rel string, src []byte) (tasks.File, bool) {
 	if f, _, ok := loadReadings(s.Data, s.ID, rel).lookup(src); ok {
-		return f.Tasks, true
+		return f, true
 	}
 	return parseWithin(src, parseBudget)
 }

@@ -3,6 +3,7 @@ package verifygate
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rodin-gate/rodin/pkg/checks"
 	"maps"
 	"os"
 	"path/filepath"
@@ -682,6 +683,9 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
 	ix := project.IndexTaskFiles(root, cfg)
+	if q := checks.Quality(checks.Discover(root)); len(q) > 0 {
+		b.Quality = map[string][]string{ProjectChecks: q}
+	}
 	all, _ := ledger.CarriedNeeds(data) // unreadable: the tasks as they stand
 	var carried []ledger.Carried        // this project's: no sum of a task for another's
 	for _, c := range all {
@@ -702,6 +706,19 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 				b.Quality = map[string][]string{}
 			}
 			b.Quality[rel] = append(b.Quality[rel], c.Run)
+		}
+		// An agent of an earlier session took commands out of the file's
+		// Quality Commands (or wrote the section over the project's checks):
+		// what stood then stands beside the section as it is.
+		if need := carriedQuality(carried, root, rel, f.Quality); need != nil {
+			if b.Quality == nil {
+				b.Quality = map[string][]string{}
+			}
+			for _, c := range need {
+				if !slices.ContainsFunc(b.Quality[rel], func(x string) bool { return Normalize(x) == Normalize(c) }) {
+					b.Quality[rel] = append(b.Quality[rel], c)
+				}
+			}
 		}
 		for _, t := range f.Tasks {
 			sn := ledger.Snap{Key: t.Key(), Checked: t.Checked, Verify: t.Verify, AC: t.AC, Manual: t.Manual}
@@ -748,6 +765,26 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		err = cfgErr
 	}
 	return saved, note, err
+}
+
+// carriedQuality is what an agent of an earlier session took out of the
+// Quality Commands of root's file rel, when the section is as it left it;
+// nil otherwise.
+func carriedQuality(cs []ledger.Carried, root, rel string, q []tasks.Command) []string {
+	var sum string
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := &cs[i]
+		if c.Root != root || c.File != rel || c.Words != qualityWords {
+			continue
+		}
+		if sum == "" {
+			sum = qualitySum(q)
+		}
+		if c.Runs == sum {
+			return c.Need.Commands
+		}
+	}
+	return nil
 }
 
 // carriedNote ends where a carried command was read.

@@ -364,9 +364,10 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	o := who(mod)
 	parsed := known
+	var quality []tasks.Command
 	if err == nil && known == nil {
-		var ok bool
-		parsed, ok = s.parseKept(rel, src)
+		f, ok := s.parseKeptFile(rel, src)
+		parsed, quality = f.Tasks, f.Quality
 		if !ok {
 			err = fmt.Errorf("it did not parse within %s", parseBudget)
 		}
@@ -387,7 +388,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		s.accepted = maps.Clone(st.accepted)
 	}
 	if o.mine {
-		s.carryChanges(rel, parsed)
+		s.carryChanges(rel, parsed, quality, known == nil)
 	} else if !seenBefore {
 		s.acceptEdits(st, rel, parsed)
 	}
@@ -608,14 +609,14 @@ var parseBudget = 10 * time.Second
 
 // parseWithin parses src, giving up after d (the parse goes on, and ends
 // with the process).
-func parseWithin(src []byte, d time.Duration) ([]tasks.Task, bool) {
-	done := make(chan []tasks.Task, 1)
-	go func() { done <- tasks.Parse(src) }()
+func parseWithin(src []byte, d time.Duration) (tasks.File, bool) {
+	done := make(chan tasks.File, 1)
+	go func() { done <- tasks.ParseFile(src) }()
 	select {
-	case ts := <-done:
-		return ts, true
+	case f := <-done:
+		return f, true
 	case <-time.After(d):
-		return nil, false
+		return tasks.File{}, false
 	}
 }
 
