@@ -260,6 +260,14 @@ func runVerify(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%d of %d commands failed; the task is waived (%q)\nVERIFICATION_PASS\n", failed, len(need.Commands), need.Waiver.Reason)
 		return nil
 	case failed > 0:
+		if need.Changed {
+			// The commands it had before an agent changed them (a typo
+			// fixed) stand until the user accepts the change: fixing what
+			// fails is not the way past a command nobody can run.
+			fmt.Fprintf(e.stdout, "its commands changed (%s), and those it had before stand until the user accepts the change: by typing `%s %s %s %s` in Claude Code, or running `rodin waive --commands %s %s` at a terminal of their own\n",
+				map[bool]string{true: "in an earlier session, by an agent", false: "since the session began"}[need.ChangedBefore],
+				verifygate.WaiveCommand, t.Ref, rel, verifygate.AcceptCommands, verifygate.ShellArg(t.Ref), verifygate.ShellArg(rel))
+		}
 		fmt.Fprintf(e.stdout, "%d of %d commands failed\nVERIFICATION_FAIL\n", failed, len(need.Commands))
 		return errSilent
 	}
@@ -656,7 +664,11 @@ func runTasks(e *env, args []string) error {
 		if v.Asked != nil {
 			fmt.Fprintf(e.stdout, "        waiver requested from Claude Code, not confirmed: %s (the user confirms it: `%s %s %s`)\n", v.Asked.Reason, verifygate.WaiveCommand, v.Ref, v.File)
 		}
-		if v.Gate != "" {
+		switch {
+		case v.Checked && v.TickedBy != "" && !strings.HasPrefix(v.TickedBy, "this session's agent, without") && !strings.HasPrefix(v.TickedBy, "no call"):
+			// A tick is judged once, when it is made (VERIFY-SPEC §2).
+			fmt.Fprintf(e.stdout, "        gate: its tick stands (judged when it was made, not again); a new tick would need the above\n")
+		case v.Gate != "":
 			fmt.Fprintf(e.stdout, "        gate: %s ticking it\n", map[string]string{"allow": "allows", "deny": "denies"}[v.Gate])
 		}
 	}

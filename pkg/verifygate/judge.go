@@ -1297,7 +1297,7 @@ func verifyArgs(cmd string) (id, fileArg string, ok bool) {
 		case strings.HasPrefix(a, "-"):
 			return "", "", false
 		case id == "":
-			id = a
+			id = RefArg(a)
 		case fileArg == "":
 			fileArg = a
 		default:
@@ -1305,6 +1305,16 @@ func verifyArgs(cmd string) (id, fileArg string, ok bool) {
 		}
 	}
 	return id, fileArg, id != ""
+}
+
+// RefArg is a task reference as a person or an agent writes it: Kiro's
+// `1.` (its list's own spelling) is task 1, whose id the parser reads
+// without the dot.
+func RefArg(ref string) string {
+	if r, ok := strings.CutSuffix(ref, "."); ok && r != "" && r[len(r)-1] >= '0' && r[len(r)-1] <= '9' {
+		return r
+	}
+	return ref
 }
 
 // verifiedThis reports whether a `rodin verify` run of t's ref verified t:
@@ -1401,12 +1411,18 @@ func (v Verdict) Explain() string {
 	}
 	if v.Need.Manual {
 		why := "it says so, and names no command"
-		if !v.Task.Manual {
+		switch {
+		case !v.Task.Manual:
 			why = "it said so when the session began; rewording it does not change that"
+		case len(v.Task.Commands) > 0:
+			why = "it says so; the commands it names do not stand for a person"
 		}
 		parts = append(parts, "it is checked by a person ("+why+"): no command can stand for that, so only the user can tick it, by waiving it with what they checked")
 	}
 	for _, f := range v.Findings {
+		if v.Need.Manual && f.Command != "" {
+			continue // no command stands for a person: running it changes nothing
+		}
 		what := "`" + f.Command + "` (" + string(f.Source) + ")"
 		if f.Command == "" {
 			what = "a rodin:qa-engineer run on it"

@@ -702,7 +702,7 @@ func (s *Session) TickedBy(file, key string) string {
 	case markOther:
 		return "someone else (not this session's agent): never unticked"
 	case markStart:
-		return "before the session"
+		return "someone before this session began (judged then, not now)"
 	}
 	// Checked, and unknown to the record: ticked after the session's
 	// hooks last looked at the file.

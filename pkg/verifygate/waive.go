@@ -121,6 +121,7 @@ func (e *TaskError) Error() string { return e.Msg }
 // given, else in the project's task files; a *TaskError when it is in
 // none, in more than one, or the id repeats and ref does not say which.
 func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
+	ref = RefArg(ref)
 	fail := func(hint, format string, args ...any) (string, tasks.Task, error) {
 		return "", tasks.Task{}, &TaskError{Msg: fmt.Sprintf(format, args...), Hint: hint}
 	}
