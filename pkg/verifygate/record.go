@@ -82,7 +82,21 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	})
 	var say []string
 	if len(bad) > 0 {
-		say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), s.fixRun(bad)+"; untick it"))
+		cmd := in.Get("tool_input.command").String()
+		named := false
+		for _, v := range bad {
+			named = named || strings.Contains(cmd, filepath.Base(v.File))
+		}
+		if named {
+			say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), s.fixRun(bad)+"; untick it"))
+		} else {
+			// The command does not name the task file: perhaps the user
+			// ticked it in an editor while it ran (a long suite). rodin
+			// cannot tell, and takes a change in the agent's call for the
+			// agent's; the user keeps their tick by waiving it.
+			v := bad[0]
+			say = append(say, fmt.Sprintf("%s was ticked while this Bash command (`%s`) ran, and a change made during the agent's command is taken for the agent's: ticked before its checks passed for the code as it stands. %s If the user ticked it in their editor, they keep it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them). %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), hookio.Clip(cmd, 80), explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
+		}
 	}
 	if len(unread) > 0 {
 		say = append(say, fmt.Sprintf("This Bash command changed a task file rodin cannot read: %s. Its boxes are unverified, and the stop is blocked until it can be read. To fix: undo the change (a task file stays under %d MiB and plain Markdown).", strings.Join(unread, "; "), tasks.MaxSize>>20))
