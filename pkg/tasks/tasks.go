@@ -676,6 +676,37 @@ func Ticked(prev, next []Task) []Task {
 		}
 		return false
 	}
+	// A checked task of an id of its own whose words, headings and
+	// commands were a checked task's under another id, each once in its
+	// file: the same task renumbered (spec-kit writes its file again when a
+	// task is inserted, and every id below moves), no tick. Built when asked.
+	var prevChecked, nextAll map[string]int
+	renumbered := func(t Task) bool {
+		if t.ID == "" || Positional(t.Ref) {
+			return false
+		}
+		if prevChecked == nil {
+			prevChecked, nextAll = map[string]int{}, make(map[string]int, len(next))
+			for _, o := range prev {
+				if o.Checked && o.ID != "" && !Positional(o.Ref) {
+					prevChecked[content(o)]++
+				}
+			}
+			for _, o := range next {
+				nextAll[content(o)]++
+			}
+		}
+		c := content(t)
+		if prevChecked[c] != 1 || nextAll[c] != 1 {
+			return false
+		}
+		for _, o := range prev {
+			if o.Checked && content(o) == c {
+				return o.ID != t.ID
+			}
+		}
+		return false
+	}
 	seen := make(map[string]int, len(next))
 	var out []Task
 	for _, t := range next {
@@ -686,7 +717,7 @@ func Ticked(prev, next []Task) []Task {
 			if i < len(was[k]) {
 				old := was[k][i]
 				same := !t.Checked || !old.Checked || sameTask(*old, t) || sameNeed(*old, t) && !gone()
-				if t.Checked && (!old.Checked || !same) {
+				if t.Checked && (!old.Checked || !same) && !renumbered(t) {
 					out = append(out, t)
 				}
 				continue
@@ -696,11 +727,24 @@ func Ticked(prev, next []Task) []Task {
 		case !t.Checked:
 		case checkedByTitle[g] > 0:
 			checkedByTitle[g]--
+		case renumbered(t):
 		default:
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// content is what a task of an id of its own is without its id: its
+// title, headings and commands (a renumbered task keeps them).
+func content(t Task) string {
+	return ContentOf(titleNoStep(t.Title), t.Section, t.Runs())
+}
+
+// ContentOf is content's key from its parts (a snapshot of a task keeps
+// its title and headings as PlaceFree has them).
+func ContentOf(title, section string, runs []string) string {
+	return title + "\x00" + section + "\x00" + strings.Join(runs, "\x00")
 }
 
 // sameNeed reports whether b asks what a asks: its commands, a person, a

@@ -355,3 +355,28 @@ func TestTickedPositional(t *testing.T) {
 		}
 	}
 }
+
+// A spec-kit file written again with a task inserted: every id below it
+// moves, and a checked checkpoint under a new id is the same task, no tick.
+// Its words, headings or commands changed, or a copy of it left beside it,
+// it is a tick.
+func TestTickedRenumbered(t *testing.T) {
+	prev := Parse([]byte("## Phase 1\n\n- [x] T001 Setup\n- [x] T002 [VERIFY] Quality checkpoint: `unit-tests`\n\n## Phase 2\n\n- [ ] T003 Endpoint\n- [ ] T004 [VERIFY] Quality checkpoint: `unit-tests && lint-it`\n"))
+	for _, c := range []struct {
+		name, next string
+		want       []string
+	}{
+		{"renumbered", "## Phase 1\n\n- [x] T001 Setup\n- [ ] T002 Migration\n- [x] T003 [VERIFY] Quality checkpoint: `unit-tests`\n\n## Phase 2\n\n- [ ] T004 Endpoint\n- [ ] T005 [VERIFY] Quality checkpoint: `unit-tests && lint-it`\n", nil},
+		{"moved under another heading", "## Phase 1\n\n- [x] T001 Setup\n- [ ] T002 Migration\n\n## Phase 2\n\n- [x] T003 [VERIFY] Quality checkpoint: `unit-tests`\n- [ ] T004 Endpoint\n", []string{"T003"}},
+		{"its command changed", "## Phase 1\n\n- [x] T001 Setup\n- [ ] T002 Migration\n- [x] T003 [VERIFY] Quality checkpoint: `go-vet-ok`\n", []string{"T003"}},
+		{"a copy beside it", "## Phase 1\n\n- [x] T001 Setup\n- [x] T002 [VERIFY] Quality checkpoint: `unit-tests`\n- [x] T003 [VERIFY] Quality checkpoint: `unit-tests`\n", []string{"T003"}},
+	} {
+		var got []string
+		for _, x := range Ticked(prev, Parse([]byte(c.next))) {
+			got = append(got, x.Ref)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: ticked %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -60,6 +60,7 @@ type Session struct {
 	qualityRead bool
 	fileQuality map[string][]tasks.Command
 	present     map[string][]tasks.Task // SetPresent
+	renums      map[string]renum        // renumbered, by file
 	indexed     []string                // task files the stop hook's quick look found (taskFiles)
 	windows     []ledger.Window         // byTime
 	windowsErr  error
@@ -180,6 +181,80 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 		s.present = map[string][]tasks.Task{}
 	}
 	s.present[file] = ts
+	delete(s.renums, file)
+}
+
+// renum is a task file's verification tasks renumbered since the session
+// began: the snap each new key holds, and the keys whose snap moved.
+type renum struct {
+	byNew map[string]*ledger.Snap
+	moved map[string]bool
+}
+
+// renumbered finds, in file as it stands (SetPresent), the verification
+// tasks that are a task of the session's start under another id: its
+// words, headings and commands, once in the file, not at its own key
+// (spec-kit writes its task file again when a task is inserted, and every
+// id below moves). The new key holds the snap, and the old key's task, a
+// new one, holds nothing of it. Nothing when the file was not read.
+func (s *Session) renumbered(file string) renum {
+	if r, ok := s.renums[file]; ok {
+		return r
+	}
+	var r renum
+	present, ok := s.present[file]
+
+	if s.Baseline != nil && ok {
+		count := make(map[string]int, len(present))
+		at := make(map[string]string, len(present)) // content → key
+		byKey := make(map[string]string, len(present))
+		for _, t := range present {
+			if t.ID == "" || tasks.Positional(t.Ref) {
+				continue
+			}
+			pf := strings.SplitN(t.PlaceFree(), "\x00", 3)
+			if len(pf) != 3 {
+				continue
+			}
+			c := tasks.ContentOf(pf[1], pf[2], t.Runs())
+			count[c]++
+			at[c] = t.Key()
+			byKey[t.Key()] = c
+		}
+		fs := s.Baseline.Files[file]
+		startAt := make(map[string]*ledger.Snap, len(fs))
+		to := map[string]string{} // snap key → its task's key now
+		for i := range fs {
+			sn := &fs[i]
+			startAt[sn.Key] = sn
+			parts := strings.SplitN(sn.Title, "\x00", 3) // id, title, headings
+			if !sn.Verify || sn.Carried || len(parts) != 3 || tasks.Positional(sn.Key) {
+				continue
+			}
+			c := tasks.ContentOf(parts[1], parts[2], sn.Commands)
+			if count[c] == 1 && at[c] != sn.Key && byKey[sn.Key] != c {
+				to[sn.Key] = at[c]
+			}
+		}
+		// A key that held a verification task as the session began takes
+		// another's only when that one moved on too (a chain of
+		// renumbered checkpoints): a checked task moved into an open one's
+		// place, its id left on a decoy, is not the open one renumbered.
+		for old, now := range to {
+			if was := startAt[now]; was != nil && was.Verify && to[was.Key] == "" {
+				continue
+			}
+			if r.byNew == nil {
+				r.byNew, r.moved = map[string]*ledger.Snap{}, map[string]bool{}
+			}
+			r.byNew[now], r.moved[old] = startAt[old], true
+		}
+	}
+	if s.renums == nil {
+		s.renums = map[string]renum{}
+	}
+	s.renums[file] = r
+	return r
 }
 
 // goneElsewhere are the verification tasks of t's id and words (its
@@ -265,7 +340,7 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 		sn := &fs[i]
 		id, _, _ := strings.Cut(sn.Key, "#")
 		id, _, _ = strings.Cut(id, "@line")
-		if sn.Verify && !sn.Checked && !ids[id] {
+		if sn.Verify && !sn.Checked && !ids[id] && !s.renumbered(file).moved[sn.Key] {
 			out = append(out, sn)
 		}
 	}
@@ -301,6 +376,16 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 	if tasks.Positional(t.Ref) {
 		if sn := byWords(); sn != nil {
 			return []*ledger.Snap{sn}
+		}
+	}
+	if !tasks.Positional(t.Ref) {
+		if r := s.renumbered(file); r.byNew != nil {
+			if sn, ok := r.byNew[t.Key()]; ok {
+				return []*ledger.Snap{sn} // renumbered from its old key
+			}
+			if r.moved[t.Key()] {
+				return nil // a new task at a renumbered task's old key
+			}
 		}
 	}
 	var out []*ledger.Snap

@@ -425,7 +425,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		}
 		return g
 	}
-	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone)
+	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone, s.renumbered(rel).byNew)
 	var judge []Item
 	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
@@ -515,7 +515,7 @@ func placed(b box, t tasks.Task) box {
 // since rodin last looked: a task renamed into another's id with other
 // commands, or a step reworded, too. A box kept without words (by an
 // older rodin) is paired by key alone.
-func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, gone func(file string) bool) []*box {
+func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, gone func(file string) bool, renumbered map[string]*ledger.Snap) []*box {
 	old := map[string]box{}
 	moved := map[boxKey]box{} // boxes of task files gone since: paired by words alone
 	for k, b := range st.boxes {
@@ -542,6 +542,15 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, g
 		places[i].words, places[i].runs = placeOf(t)
 		if b, ok := old[t.Key()]; ok && (b.words == "" && (b.runs == "" || b.runs == places[i].runs) || b.words == places[i].words && b.runs == places[i].runs) {
 			take(i, t.Key())
+		}
+	}
+	// A task renumbered (its id moved, its words, headings and commands
+	// kept): the box of its old key, of the same commands.
+	for i, t := range checked {
+		if sn, ok := renumbered[t.Key()]; ok && was[i] == nil {
+			if b, ok := old[sn.Key]; ok && b.runs == places[i].runs {
+				take(i, sn.Key)
+			}
 		}
 	}
 	var keys []string

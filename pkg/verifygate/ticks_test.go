@@ -94,7 +94,7 @@ func TestPairBoxes(t *testing.T) {
 		}
 		st.boxes[boxKey{"other.md", "Step#2"}] = box{mark: markOK}
 		now := parse(tc.now)
-		was := pairBoxes(st, "tasks.md", now, true, nil)
+		was := pairBoxes(st, "tasks.md", now, true, nil, nil)
 		var got []byte
 		for _, b := range was {
 			if b == nil {
