@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
 // manifests are the files that make a directory a project of its own in a
@@ -200,7 +202,7 @@ func scriptOf(pm string, args []string) string {
 // hasScript reports whether the package.json at path defines the script
 // (any package.json when script is "").
 func hasScript(path, script string) bool {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, 1<<20) // a manifest, not a FIFO or a giant
 	if err != nil {
 		return false
 	}
