@@ -77,37 +77,40 @@ func progArgs(c string) (string, []string) {
 }
 
 // RunDir is where a task's command runs and where a run of it counts,
-// decided by the task file's place, never by where a command was run: the
-// task file's package (PackageDir) when the command is the package's own
-// (its files are there, or the package's manifest is what runs it: a
-// package.json script, a go.mod, a Makefile), else the project root when
-// the command's files are found from there, else the package.
+// decided by the task file's place, never by where a command was run. A
+// command that names a file runs in the task file's package (PackageDir)
+// when the file is there (a check.sh written at the root later does not
+// take the package's check), else at the root. A command a manifest runs
+// (`npm test`, `make test`, `pytest`) runs at the root when the root's
+// manifest runs it too (a docs site's package.json or Sphinx Makefile
+// under docs/ does not take the app's checks of a plan in docs/plans),
+// else in the package when its manifest does; `go` runs in the nearest
+// module (a package's own go.mod), as go itself does.
 func RunDir(root, file, c string) string {
 	pkg := PackageDir(root, file)
-	if pkg != root && ownedBy(pkg, c) {
-		return pkg
-	}
-	if FoundIn(root, c) {
+	if pkg == root {
 		return root
 	}
-	if pkg != root && FoundIn(pkg, c) {
+	prog, args := progArgs(c)
+	if prog == "" {
+		return root
+	}
+	if fileOf(prog, args) != "" {
+		if FoundIn(pkg, c) {
+			return pkg
+		}
+		return root
+	}
+	if runsIn(pkg, prog, args) && (filepath.Base(prog) == "go" || !runsIn(root, prog, args)) {
 		return pkg
 	}
 	return root
 }
 
-// ownedBy reports whether c is dir's own command: it names a file that is
-// in dir, or it names none and dir's manifest is what runs it. A file of
-// the same name at the root, written later, does not take a package's
-// check from it.
-func ownedBy(dir, c string) bool {
-	prog, args := progArgs(c)
-	if prog == "" {
-		return false
-	}
-	if fileOf(prog, args) != "" {
-		return FoundIn(dir, c)
-	}
+// runsIn reports whether dir's manifest is what runs c, a command that
+// names no file: a package.json that has the script, a go.mod, a
+// Makefile, a pyproject.toml, and so on.
+func runsIn(dir, prog string, args []string) bool {
 	has := func(names ...string) bool {
 		for _, n := range names {
 			if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
@@ -116,9 +119,13 @@ func ownedBy(dir, c string) bool {
 		}
 		return false
 	}
-	switch filepath.Base(prog) {
+	base := filepath.Base(prog)
+	if (base == "python" || base == "python3") && len(args) > 1 && args[0] == "-m" {
+		base = args[1] // python -m pytest
+	}
+	switch base {
 	case "npm", "pnpm", "yarn", "bun":
-		return hasScript(filepath.Join(dir, "package.json"), scriptOf(filepath.Base(prog), args))
+		return hasScript(filepath.Join(dir, "package.json"), scriptOf(base, args))
 	case "npx", "pnpx", "bunx":
 		return has("package.json")
 	case "go":

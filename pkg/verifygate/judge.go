@@ -189,6 +189,11 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 type renum struct {
 	byNew map[string]*ledger.Snap
 	moved map[string]bool
+	// orphans are the verification tasks of the session's start whose
+	// words, headings and commands are nowhere in the file now: a task at
+	// a renumbered task's old key stands for them (a checkpoint's command
+	// weakened under the renumbering is not let go).
+	orphans []*ledger.Snap
 }
 
 // renumbered finds, in file as it stands (SetPresent), the verification
@@ -208,6 +213,7 @@ func (s *Session) renumbered(file string) renum {
 		count := make(map[string]int, len(present))
 		at := make(map[string]string, len(present)) // content → key
 		byKey := make(map[string]string, len(present))
+		presentAt := make(map[string]string, len(present)) // key → title and headings
 		for _, t := range present {
 			if t.ID == "" || tasks.Positional(t.Ref) {
 				continue
@@ -217,6 +223,7 @@ func (s *Session) renumbered(file string) renum {
 				continue
 			}
 			c := tasks.ContentOf(pf[1], pf[2], t.Runs())
+			presentAt[t.Key()] = pf[1] + "\x00" + pf[2]
 			count[c]++
 			at[c] = t.Key()
 			byKey[t.Key()] = c
@@ -228,12 +235,24 @@ func (s *Session) renumbered(file string) renum {
 			sn := &fs[i]
 			startAt[sn.Key] = sn
 			parts := strings.SplitN(sn.Title, "\x00", 3) // id, title, headings
-			if !sn.Verify || sn.Carried || len(parts) != 3 || tasks.Positional(sn.Key) {
+			if !sn.Verify || len(parts) != 3 || tasks.Positional(sn.Key) {
+				continue
+			}
+			if sn.Carried {
+				// It holds what the task needed before an agent changed
+				// it, not the task's commands: not followed; nowhere at
+				// its key with its words, it is an orphan.
+				if t, ok := presentAt[sn.Key]; !ok || t != parts[1]+"\x00"+parts[2] {
+					r.orphans = append(r.orphans, sn)
+				}
 				continue
 			}
 			c := tasks.ContentOf(parts[1], parts[2], sn.Commands)
 			if count[c] == 1 && at[c] != sn.Key && byKey[sn.Key] != c {
 				to[sn.Key] = at[c]
+			}
+			if count[c] == 0 {
+				r.orphans = append(r.orphans, sn)
 			}
 		}
 		// A key that held a verification task as the session began takes
@@ -384,7 +403,9 @@ func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
 				return []*ledger.Snap{sn} // renumbered from its old key
 			}
 			if r.moved[t.Key()] {
-				return nil // a new task at a renumbered task's old key
+				// A new task at a renumbered task's old key: it stands
+				// for the tasks of the start that are nowhere now.
+				return r.orphans
 			}
 		}
 	}

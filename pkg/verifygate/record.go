@@ -87,9 +87,18 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 		for _, v := range bad {
 			named = named || strings.Contains(cmd, filepath.Base(v.File))
 		}
-		if named {
+		if _, _, ok := verifyArgs(cmd); ok {
+			named = false // rodin verify reads its task file; it writes none
+		}
+		switch {
+		case fromCommits(cmd):
+			// A merge brings a teammate's ticks, or the agent's own
+			// committed before: rodin cannot tell them apart.
+			v := bad[0]
+			say = append(say, fmt.Sprintf("%s came in with `%s`, which brought the task file from commits: a tick a command brings is judged as the agent's (rodin cannot tell a teammate's from one the agent committed), and it has no passing checks for the code as it stands. %s If it is a teammate's, the user keeps it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them), or runs such a merge in a terminal of their own. %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), hookio.Clip(cmd, 80), explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
+		case named:
 			say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), s.fixRun(bad)+"; untick it"))
-		} else {
+		default:
 			// The command does not name the task file: perhaps the user
 			// ticked it in an editor while it ran (a long suite). rodin
 			// cannot tell, and takes a change in the agent's call for the
@@ -105,6 +114,29 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 		return hookio.PostOutcome{}
 	}
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
+}
+
+// fromCommits reports whether a command brings files from commits (a
+// merge, a pull, a checkout of a branch, a stash popped): the ticks it
+// brings may be a teammate's.
+func fromCommits(cmd string) bool {
+	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '|' || r == '\n' }) {
+		f := strings.Fields(part)
+		if len(f) < 2 || filepath.Base(f[0]) != "git" {
+			continue
+		}
+		for _, w := range f[1:] {
+			if strings.HasPrefix(w, "-") {
+				continue
+			}
+			switch w {
+			case "merge", "pull", "checkout", "switch", "rebase", "cherry-pick", "reset", "restore", "stash", "am", "revert":
+				return true
+			}
+			break
+		}
+	}
+	return false
 }
 
 // RecordAgent records a subagent launched in the background as a
