@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,24 +88,72 @@ func progArgs(c string) (string, []string) {
 // else in the package when its manifest does; `go` runs in the nearest
 // module (a package's own go.mod), as go itself does.
 func RunDir(root, file, c string) string {
-	pkg := PackageDir(root, file)
-	if pkg == root {
+	if PackageDir(root, file) == root {
 		return root
 	}
 	prog, args := progArgs(c)
 	if prog == "" {
 		return root
 	}
+	// The directories from the task file's up to the root's (excluded):
+	// the nearest whose files or manifest are the command's is its
+	// package (an empty Makefile beside a spec's tasks.md does not take
+	// the package's `npm test`).
+	var dirs []string
+	for dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(file))); ; dir = filepath.Dir(dir) {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			break
+		}
+		dirs = append(dirs, dir)
+	}
 	if fileOf(prog, args) != "" {
-		if FoundIn(pkg, c) {
-			return pkg
+		for _, d := range dirs {
+			if FoundIn(d, c) {
+				return d
+			}
 		}
 		return root
 	}
-	if runsIn(pkg, prog, args) && (filepath.Base(prog) == "go" || !runsIn(root, prog, args)) {
-		return pkg
+	for _, d := range dirs {
+		if !runsIn(d, prog, args) {
+			continue
+		}
+		// The root's own manifest, when it runs the command too, has it,
+		// unless the folder is a module of its own (go) or one of the
+		// root's workspaces (npm): a docs site under docs/ is neither.
+		if filepath.Base(prog) == "go" || !runsIn(root, prog, args) || workspaceOf(root, d) {
+			return d
+		}
+		return root
 	}
 	return root
+}
+
+// workspaceOf reports whether dir is one of the npm workspaces the root's
+// package.json names ("workspaces": ["packages/*"], or {"packages": [...]}).
+func workspaceOf(root, dir string) bool {
+	b, err := safefile.ReadFile(filepath.Join(root, "package.json"), 1<<20)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	ws := gjson.GetBytes(b, "workspaces")
+	if ws.IsObject() {
+		ws = ws.Get("packages")
+	}
+	found := false
+	ws.ForEach(func(_, g gjson.Result) bool {
+		if ok, _ := path.Match(strings.TrimSuffix(g.String(), "/"), rel); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // runsIn reports whether dir's manifest is what runs c, a command that
