@@ -33,30 +33,42 @@ type configSeen struct {
 // seeConfig reads the project's configuration file as it is now.
 func seeConfig(root string) configSeen {
 	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
-	fi, err := os.Stat(path)
-	if err != nil {
-		return configSeen{}
-	}
+	stat := configStat(root)
 	b, err := safefile.ReadFile(path, 1<<20)
-	if err != nil {
-		return configSeen{sum: "unreadable", stat: statOf(fi)}
+	switch {
+	case os.IsNotExist(err):
+		return configSeen{stat: stat}
+	case err != nil:
+		return configSeen{sum: "unreadable", stat: stat}
 	}
 	sum := sha256.Sum256(b)
-	return configSeen{sum: hex.EncodeToString(sum[:]), stat: statOf(fi)}
+	return configSeen{sum: hex.EncodeToString(sum[:]), stat: stat}
 }
 
-func statOf(fi os.FileInfo) [2]int64 {
-	return [2]int64{freshness.ChangeTime(fi).UnixNano(), fi.Size()}
-}
-
-// configMoved reports, by one stat, whether the configuration file may
-// have changed since the session's record last saw it.
-func configMoved(root string, st *tickState) bool {
-	fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(project.ConfigFile)))
-	if err != nil {
-		return st.cfg.stat != [2]int64{}
+// configStat is the configuration's change time and size: the newer of
+// the file's own (a link's too, whose target may be older) and, when there
+// is none, its directory's or the root's (a deletion changes them).
+func configStat(root string) [2]int64 {
+	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
+	if li, err := os.Lstat(path); err == nil {
+		t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
+		if fi, err := os.Stat(path); err == nil {
+			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
+		}
+		return [2]int64{t, size}
 	}
-	return statOf(fi) != st.cfg.stat
+	for _, dir := range []string{filepath.Dir(path), root} {
+		if fi, err := os.Stat(dir); err == nil {
+			return [2]int64{freshness.ChangeTime(fi).UnixNano(), -1}
+		}
+	}
+	return [2]int64{}
+}
+
+// configMoved reports, by a stat or two, whether the configuration file
+// may have changed since the session's record last saw it.
+func configMoved(root string, st *tickState) bool {
+	return configStat(root) != st.cfg.stat
 }
 
 // configInForce is the configuration a session begins with: the file's,
@@ -84,15 +96,31 @@ func configInForce(data, root string, file project.Config, seen configSeen) (cfg
 // watchConfig looks, at a stop, at whether the configuration file changed
 // since the session's record last saw it, and carries the configuration
 // in force when the agent changed it (a change in one of its calls).
-func (s *Session) watchConfig(st *tickState) {
+// It reports whether it carried one. Before is the configuration last
+// seen as someone else left it (the user's edit during the session), else
+// the session's.
+func (s *Session) watchConfig(st *tickState) bool {
 	if s.Baseline == nil || !configMoved(s.Root, st) {
-		return
+		return false
 	}
 	now := seeConfig(s.Root)
-	if now.sum != st.cfg.sum && s.byTime(now.stat[0]).mine {
-		ledger.SetConfigCarry(s.Data, s.Root, &ledger.ConfigCarry{Root: s.Root, Before: s.Baseline.Config, After: now.sum, Time: time.Now().UnixNano()})
+	carried := false
+	if now.sum != st.cfg.sum {
+		if s.byTime(now.stat[0]).mine {
+			before := s.Baseline.Config
+			if st.cfgUser != "" {
+				before = json.RawMessage(st.cfgUser)
+			}
+			ledger.SetConfigCarry(s.Data, s.Root, &ledger.ConfigCarry{Root: s.Root, Before: before, After: now.sum, Time: time.Now().UnixNano()})
+			carried = true
+		} else if cfg, err := project.LoadConfig(s.Root); err == nil {
+			if js, err := json.Marshal(cfg); err == nil {
+				st.cfgUser = string(js) // the user's: what an agent's change after it is measured from
+			}
+		}
 	}
 	st.cfg = now
+	return carried
 }
 
 // ConfigCarried says, for SessionStart, that the configuration in force is

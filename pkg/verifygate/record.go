@@ -56,12 +56,28 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 			changed = append(changed, rel)
 		}
 	}
-	if len(changed) == 0 {
+	cfgMoved := configMoved(st.root, st) // the configuration: one stat
+	if len(changed) == 0 && !cfgMoved {
 		return hookio.PostOutcome{}
 	}
 	sort.Strings(changed)
 	s, err := Open(getenv, session, in.Cwd())
 	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	var cfgNote string
+	if cfgMoved {
+		updateTicks(data, session, func(st *tickState) error {
+			if s.watchConfig(st) {
+				cfgNote = "[rodin] This Bash command changed " + project.ConfigFile + ", the verify gate's configuration, which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."
+			}
+			return nil
+		})
+	}
+	if len(changed) == 0 {
+		if cfgNote != "" {
+			return hookio.PostOutcome{Context: cfgNote}
+		}
 		return hookio.PostOutcome{}
 	}
 	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
@@ -111,7 +127,13 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 		say = append(say, fmt.Sprintf("This Bash command changed a task file rodin cannot read: %s. Its boxes are unverified, and the stop is blocked until it can be read. To fix: undo the change (a task file stays under %d MiB and plain Markdown).", strings.Join(unread, "; "), tasks.MaxSize>>20))
 	}
 	if len(say) == 0 {
+		if cfgNote != "" {
+			return hookio.PostOutcome{Context: cfgNote}
+		}
 		return hookio.PostOutcome{}
+	}
+	if cfgNote != "" {
+		say = append(say, strings.TrimPrefix(cfgNote, "[rodin] "))
 	}
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }

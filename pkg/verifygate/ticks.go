@@ -70,6 +70,7 @@ type tickState struct {
 	// now: the user's own edit stands at once, as an acceptance.
 	accepted map[boxKey]string
 	cfg      configSeen // the configuration file as last seen (watchConfig)
+	cfgUser  string     // the configuration as someone else last left it, JSON ("" none)
 }
 
 func ticksPath(data, session string) string {
@@ -83,7 +84,7 @@ func newTickState() *tickState {
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
 // `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`,
-// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`.
+// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -125,6 +126,9 @@ func (st *tickState) MarshalText() []byte {
 	})
 	if st.cfg != (configSeen{}) {
 		fmt.Fprintf(&b, "c %s %d %d\n", strconv.Quote(st.cfg.sum), st.cfg.stat[0], st.cfg.stat[1])
+	}
+	if st.cfgUser != "" {
+		fmt.Fprintf(&b, "C %s\n", strconv.Quote(st.cfgUser))
 	}
 	for _, k := range accepted {
 		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
@@ -180,6 +184,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.accepted[boxKey{f[0], f[1]}] = f[2]
 		case line[0] == 'c' && len(f) == 3:
 			st.cfg = configSeen{sum: f[0], stat: [2]int64{num(f[1]), num(f[2])}}
+		case line[0] == 'C' && len(f) == 1:
+			st.cfgUser = f[0]
 		default:
 			ok = false
 		}
