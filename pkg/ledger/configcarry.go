@@ -59,3 +59,9 @@ func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+// GitignorePath is where the verify gate keeps the root .gitignore a
+// session began with (empty when there was none).
+func GitignorePath(data, session string) string {
+	return filepath.Join(Dir(data), session+".gitignore")
+}

@@ -234,6 +234,13 @@ func NewTree(root string, c Config) *Tree {
 	return &Tree{Root: root, Config: c, ignore: readGitignore(filepath.Join(root, ".gitignore"))}
 }
 
+// NewTreeIgnoring is NewTree with the root .gitignore read from
+// gitignore, a copy kept elsewhere (the verify gate keeps the one a
+// session began with: a pattern added since hides no change from it).
+func NewTreeIgnoring(root string, c Config, gitignore string) *Tree {
+	return &Tree{Root: root, Config: c, ignore: readGitignore(gitignore)}
+}
+
 // Walk calls visit for each file of the tree, task files too (the caller
 // tells them apart with Config.IsTaskFile), and for each directory it
 // enters but the root (d.IsDir()).

@@ -874,12 +874,25 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		}
 	}
 	if len(walkTimes) > 0 {
-		changes := freshness.Newest(project.NewTree(s.Root, s.Config), walkTimes)
+		changes := freshness.Newest(s.tree(), walkTimes)
 		for i, c := range changes {
 			walkRefs[i].Stale = c
 		}
 	}
 	return out, nil
+}
+
+// tree is the source tree a check's freshness is judged on, with the root
+// .gitignore the session began with (ledger.GitignorePath): the agent's
+// `src/` added to it since hides no change. A session begun by an older
+// rodin has none kept: the file as it is.
+func (s *Session) tree() *project.Tree {
+	if p := ledger.GitignorePath(s.Data, s.ID); s.ID != "" && s.Data != "" {
+		if _, err := os.Lstat(p); err == nil {
+			return project.NewTreeIgnoring(s.Root, s.Config, p)
+		}
+	}
+	return project.NewTree(s.Root, s.Config)
 }
 
 // Call is the tool call a decision is made in, for quietSince.

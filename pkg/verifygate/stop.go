@@ -756,6 +756,12 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	}
 	saved, err = ledger.SaveBaseline(data, session, b)
 	if saved && err == nil {
+		// The root .gitignore as the session began (Session.tree).
+		gi, gerr := safefile.ReadFile(filepath.Join(root, ".gitignore"), 1<<20)
+		if gerr != nil {
+			gi = nil
+		}
+		safefile.WriteAtomic(ledger.GitignorePath(data, session), gi, 0o600)
 		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
 		err = startTicks(data, session, &b, cfg.TaskFiles, seen, asIs, func(rel string) (os.FileInfo, error) {
 			return os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
