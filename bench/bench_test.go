@@ -233,7 +233,7 @@ func verifyFixture(f *fixture) error {
 	if err := os.WriteFile(filepath.Join(f.project, "tasks.md"), []byte(tasksText), 0o644); err != nil {
 		return err
 	}
-	if _, err := verifygate.TakeBaseline(getenv, session, f.project); err != nil {
+	if _, _, err := verifygate.TakeBaseline(getenv, session, f.project); err != nil {
 		return err
 	}
 	f.big = filepath.Join(f.root, "big")
@@ -332,7 +332,7 @@ func tickProject(dir, sess string, dirs int, tasksText string, getenv func(strin
 	// begins on a project: written in the same clock tick, it could have
 	// changed after the baseline read it, and the stop hook would look.
 	time.Sleep(20 * time.Millisecond)
-	if _, err := verifygate.TakeBaseline(getenv, sess, dir); err != nil {
+	if _, _, err := verifygate.TakeBaseline(getenv, sess, dir); err != nil {
 		return err
 	}
 	// A transcript as Claude Code writes it: a prompt, a long session's
