@@ -682,18 +682,22 @@ func Ticked(prev, next []Task) []Task {
 	// task is inserted, and every id below moves), no tick. Built when asked.
 	var prevChecked, nextAll map[string]int
 	renumbered := func(t Task) bool {
-		if t.ID == "" || Positional(t.Ref) {
+		// A verification task's (its tag is in its words): the maps hold
+		// those alone, a long file's other tasks cost nothing.
+		if !t.Verify || t.ID == "" || Positional(t.Ref) {
 			return false
 		}
 		if prevChecked == nil {
-			prevChecked, nextAll = map[string]int{}, make(map[string]int, len(next))
+			prevChecked, nextAll = map[string]int{}, map[string]int{}
 			for _, o := range prev {
-				if o.Checked && o.ID != "" && !Positional(o.Ref) {
+				if o.Verify && o.Checked && o.ID != "" && !Positional(o.Ref) {
 					prevChecked[content(o)]++
 				}
 			}
 			for _, o := range next {
-				nextAll[content(o)]++
+				if o.Verify {
+					nextAll[content(o)]++
+				}
 			}
 		}
 		c := content(t)
@@ -701,7 +705,7 @@ func Ticked(prev, next []Task) []Task {
 			return false
 		}
 		for _, o := range prev {
-			if o.Checked && content(o) == c {
+			if o.Verify && o.Checked && content(o) == c {
 				return o.ID != t.ID
 			}
 		}

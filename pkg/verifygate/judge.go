@@ -215,7 +215,9 @@ func (s *Session) renumbered(file string) renum {
 		byKey := make(map[string]string, len(present))
 		presentAt := make(map[string]string, len(present)) // key → title and headings
 		for _, t := range present {
-			if t.ID == "" || tasks.Positional(t.Ref) {
+			// Only a verification task can be one renumbered (the tag is
+			// in its words): a long file's other tasks cost nothing here.
+			if !t.Verify || t.ID == "" || tasks.Positional(t.Ref) {
 				continue
 			}
 			pf := strings.SplitN(t.PlaceFree(), "\x00", 3)
@@ -586,6 +588,19 @@ func (s *Session) IsVerification(file string, t tasks.Task) bool {
 		}
 	}
 	return false
+}
+
+// standsFor reports whether t, checked, stands for verification tasks
+// gone since the session began (NeedOf's StandsFor), without the rest of
+// what it needs (a long file's plain checked tasks are asked this).
+func (s *Session) standsFor(file string, t tasks.Task) bool {
+	if !t.Checked {
+		return false
+	}
+	if sns := s.snaps(file, t); len(sns) > 0 && s.hadTask(file, t) {
+		return false
+	}
+	return len(s.vanished(file)) > 0 || len(s.goneElsewhere(file, t)) > 0
 }
 
 // NeedOf is what t needs: its commands and those it had when the session

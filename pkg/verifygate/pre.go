@@ -105,7 +105,7 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	s.SetPresent(rel, after)
 	var items []Item
 	for _, t := range tasks.Ticked(before, after) {
-		if s.IsVerification(rel, t) || len(s.NeedOf(rel, t).StandsFor) > 0 {
+		if s.IsVerification(rel, t) || s.standsFor(rel, t) {
 			items = append(items, Item{File: rel, Task: t})
 		}
 	}

@@ -401,7 +401,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	now := time.Now().UnixNano()
 	var checked []tasks.Task
 	for _, t := range parsed {
-		if t.Checked && (s.IsVerification(rel, t) || len(s.NeedOf(rel, t).StandsFor) > 0) {
+		if t.Checked && (s.IsVerification(rel, t) || s.standsFor(rel, t)) {
 			checked = append(checked, t)
 		}
 	}
