@@ -172,6 +172,14 @@ func runsIn(dir, prog string, args []string) bool {
 	if (base == "python" || base == "python3") && len(args) > 1 && args[0] == "-m" {
 		base = args[1] // python -m pytest
 	}
+	for _, a := range args {
+		// It names its folder itself (`npm test --workspace=packages/api`,
+		// `make -C docs`, `npm --prefix web test`): run from the root.
+		if a == "-C" || a == "-w" || a == "--workspace" || a == "--prefix" || a == "--dir" || a == "--cwd" || a == "--filter" ||
+			strings.HasPrefix(a, "--workspace=") || strings.HasPrefix(a, "--prefix=") || strings.HasPrefix(a, "--dir=") || strings.HasPrefix(a, "--cwd=") || strings.HasPrefix(a, "--filter=") || strings.HasPrefix(a, "-C") && len(a) > 2 {
+			return false
+		}
+	}
 	switch base {
 	case "npm", "pnpm", "yarn", "bun":
 		return hasScript(filepath.Join(dir, "package.json"), scriptOf(base, args))
