@@ -208,7 +208,15 @@ func (s *Session) renumbered(file string) renum {
 	}
 	var r renum
 	present, ok := s.present[file]
-
+	if !ok && s.Baseline != nil && s.Baseline.Files[file] != nil {
+		// Read as vanished reads it: one look at the file for both.
+		if b, err := safefile.ReadFile(filepath.Join(s.Root, file), tasks.MaxSize); err == nil {
+			if ts, parsed := s.parseKept(file, b); parsed {
+				present, ok = ts, true
+				s.SetPresent(file, present)
+			}
+		}
+	}
 	if s.Baseline != nil && ok {
 		count := make(map[string]int, len(present))
 		at := make(map[string]string, len(present)) // content → key
@@ -233,6 +241,7 @@ func (s *Session) renumbered(file string) renum {
 		fs := s.Baseline.Files[file]
 		startAt := make(map[string]*ledger.Snap, len(fs))
 		to := map[string]string{} // snap key → its task's key now
+		startContent := map[string]bool{}
 		for i := range fs {
 			sn := &fs[i]
 			startAt[sn.Key] = sn
@@ -250,12 +259,47 @@ func (s *Session) renumbered(file string) renum {
 				continue
 			}
 			c := tasks.ContentOf(parts[1], parts[2], sn.Commands)
+			startContent[c] = true
 			if count[c] == 1 && at[c] != sn.Key && byKey[sn.Key] != c {
 				to[sn.Key] = at[c]
 			}
 			if count[c] == 0 {
 				r.orphans = append(r.orphans, sn)
 			}
+		}
+		// A task of the start nowhere now may be one renumbered with its
+		// command rewritten in the same write (spec-kit writes the file
+		// again): its words and headings, once among the tasks whose
+		// content no task of the start had, and once among the orphans.
+		// It keeps what it asked (NeedOf: its commands changed), and the
+		// task given its old id inherits nothing of it.
+		if len(r.orphans) > 0 {
+			words := func(title, headings string) string { return titleWords(title) + "\x00" + headings }
+			fresh, freshAt := map[string]int{}, map[string]string{}
+			for k, c := range byKey {
+				if !startContent[c] {
+					pa := strings.SplitN(presentAt[k], "\x00", 2)
+					w := words(pa[0], pa[1])
+					fresh[w]++
+					freshAt[w] = k
+				}
+			}
+			lost := map[string]int{}
+			for _, sn := range r.orphans {
+				parts := strings.SplitN(sn.Title, "\x00", 3)
+				lost[words(parts[1], parts[2])]++
+			}
+			kept := r.orphans[:0]
+			for _, sn := range r.orphans {
+				parts := strings.SplitN(sn.Title, "\x00", 3)
+				w := words(parts[1], parts[2])
+				if !sn.Carried && fresh[w] == 1 && lost[w] == 1 && freshAt[w] != sn.Key {
+					to[sn.Key] = freshAt[w]
+					continue
+				}
+				kept = append(kept, sn)
+			}
+			r.orphans = kept
 		}
 		// A key that held a verification task as the session began takes
 		// another's only when that one moved on too (a chain of

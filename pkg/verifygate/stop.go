@@ -539,7 +539,9 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		if err != nil {
 			continue
 		}
-		for _, ft := range tasks.Parse(b) {
+		fts := tasks.Parse(b)
+		s.SetPresent(rel, fts) // read once: IsVerification's look for renumbered tasks too
+		for _, ft := range fts {
 			if !s.IsVerification(rel, ft) {
 				continue
 			}
