@@ -283,8 +283,11 @@ func leftBehind(t *testing.T, rel claudecli.Release, name string, sandboxed bool
 			t.Fatalf("with the sandbox on, a child left behind ticked V1:\n%s", b)
 		}
 	case "during a later call":
-		if ticked || !srv.told("main", "This Bash command ticked V1") {
-			t.Fatalf("the child's tick during the agent's next call was not refused and unticked (told: %v):\n%s", srv.told("main", "This Bash command ticked V1"), b)
+		// The later call's command does not name the task file: the deny
+		// says the box was ticked while it ran (it may be the user's).
+		told := srv.told("main", "This Bash command ticked V1") || srv.told("main", "was ticked while this Bash command")
+		if ticked || !told {
+			t.Fatalf("the child's tick during the agent's next call was not refused and unticked (told: %v):\n%s", told, b)
 		}
 	case "after the last call":
 		if !ticked {
