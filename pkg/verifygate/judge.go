@@ -829,6 +829,9 @@ type Finding struct {
 	// its task that failed (it records no pass of any command), or was
 	// moved to the background (its outcome reached no hook).
 	Failed *ledger.Run
+	// Missing is set, when no run speaks for it, when the file it names
+	// is not where it runs (a typo in the task's command, perhaps).
+	Missing bool
 	// Elsewhere and Counts are, when no run speaks for it, the directory
 	// (relative to the root, "." for the root) of the newest run of it as
 	// written that passed where it does not count, and the one where it
@@ -904,6 +907,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 				}
 				if f.Near == "" && f.Elsewhere == "" {
 					f.Failed = failedVerify(runs, it.Task.Ref)
+				}
+				if f.Near == "" && f.Elsewhere == "" && f.Failed == nil {
+					f.Missing = !tasks.FoundIn(tasks.RunDir(s.Root, it.File, c.Run), c.Run)
 				}
 			}
 			v.Findings = append(v.Findings, f)
@@ -1627,7 +1633,11 @@ func (v Verdict) Explain() string {
 		case f.Run == nil && f.Near != "":
 			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
 		case f.Run == nil:
-			parts = append(parts, what+" has not run in this session")
+			if f.Missing {
+				parts = append(parts, what+" has not run in this session, and the file it names is not in the project (a typo in the task's command is the user's to fix, or to accept the agent's fix of; creating the file to make it pass is no fix)")
+			} else {
+				parts = append(parts, what+" has not run in this session")
+			}
 		case f.Command == "" && f.Run.Resumed:
 			parts = append(parts, "the last rodin:qa-engineer answer on it came from a run that was resumed, or sent a message after its prompt (SendMessage): only a run's first answer, to its prompt alone, counts, so start a new one")
 		case f.Command == "" && !f.Run.Pass:
