@@ -10,6 +10,7 @@ package configguard
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,7 +23,7 @@ import (
 // .rodin/config.json while the verify gate is on.
 func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	path := in.FilePath()
-	if getenv("RODIN_VERIFY") == "off" || !strings.HasSuffix(strings.ToLower(path), "config.json") {
+	if getenv("RODIN_VERIFY") == "off" || path == "" {
 		return hookio.NoDecision
 	}
 	root := project.Root(getenv, in.Cwd())
@@ -30,6 +31,16 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return hookio.NoDecision
 	}
 	want := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
+	// Another name of the same file (a hard link made through Bash): the
+	// tool writes the configuration.
+	if fi, err := os.Stat(path); err == nil {
+		if ci, err := os.Stat(want); err == nil && os.SameFile(fi, ci) {
+			return deny()
+		}
+	}
+	if !strings.HasSuffix(strings.ToLower(path), "config.json") {
+		return hookio.NoDecision
+	}
 	real := path
 	if r, err := realpath.Eval(path); err == nil {
 		real = r
@@ -43,5 +54,9 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if filepath.Clean(path) != want && real != realWant {
 		return hookio.NoDecision
 	}
+	return deny()
+}
+
+func deny() hookio.PreOutcome {
 	return hookio.PreOutcome{Deny: true, Reason: fmt.Sprintf("[rodin] %s is the verify gate's configuration (which files are task files, which changes make a check stale, how long a check may run): the user's to change, not an agent's. To fix: ask the user to change it in their editor (it takes effect at the next session); a change made through Bash is not in force until the user accepts it (`rodin waive --config` at a terminal).", project.ConfigFile)}
 }

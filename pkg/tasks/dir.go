@@ -142,18 +142,38 @@ func workspaceOf(root, dir string) bool {
 		return false
 	}
 	rel = filepath.ToSlash(rel)
+	var globs []string
 	ws := gjson.GetBytes(b, "workspaces")
 	if ws.IsObject() {
 		ws = ws.Get("packages")
 	}
-	found := false
 	ws.ForEach(func(_, g gjson.Result) bool {
-		if ok, _ := path.Match(strings.TrimSuffix(g.String(), "/"), rel); ok {
-			found = true
-		}
-		return !found
+		globs = append(globs, g.String())
+		return true
 	})
-	return found
+	// pnpm names them in pnpm-workspace.yaml: `packages:` and a list of
+	// quoted or bare globs under it.
+	if y, err := safefile.ReadFile(filepath.Join(root, "pnpm-workspace.yaml"), 1<<20); err == nil {
+		in := false
+		for _, l := range strings.Split(string(y), "\n") {
+			t := strings.TrimSpace(l)
+			switch {
+			case strings.HasPrefix(l, "packages:"):
+				in = true
+			case in && strings.HasPrefix(t, "- "):
+				globs = append(globs, strings.Trim(strings.TrimSpace(t[2:]), `'"`))
+			case in && t != "" && !strings.HasPrefix(t, "#"):
+				in = false
+			}
+		}
+	}
+	for _, g := range globs {
+		g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // runsIn reports whether dir's manifest is what runs c, a command that
@@ -190,7 +210,7 @@ func runsIn(dir, prog string, args []string) bool {
 	case "cargo":
 		return has("Cargo.toml")
 	case "make":
-		return has("Makefile", "makefile", "GNUmakefile")
+		return makeRuns(dir, args)
 	case "pytest", "tox", "ruff", "mypy", "poetry", "uv", "hatch":
 		return has("pyproject.toml", "setup.py", "setup.cfg", "tox.ini")
 	case "mvn":
@@ -227,6 +247,44 @@ func fileOf(prog string, args []string) string {
 		}
 	}
 	return ""
+}
+
+// makeRuns reports whether dir's Makefile has the target make is asked
+// for (its first word that is no flag nor variable; any Makefile runs the
+// default target), by its rules' heads, or a pattern rule (`%:`).
+func makeRuns(dir string, args []string) bool {
+	var b []byte
+	for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		if x, err := safefile.ReadFile(filepath.Join(dir, n), 1<<20); err == nil {
+			b = x
+			break
+		}
+	}
+	if b == nil {
+		return false
+	}
+	target := ""
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			target = a
+			break
+		}
+	}
+	if target == "" {
+		return true
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		head, _, ok := strings.Cut(l, ":")
+		if !ok || strings.HasPrefix(l, "\t") || strings.HasPrefix(strings.TrimSpace(l), "#") || strings.HasPrefix(l[len(head):], ":=") {
+			continue
+		}
+		for _, w := range strings.Fields(head) {
+			if w == target || w == "%" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scriptOf is the package.json script a package manager's command runs:

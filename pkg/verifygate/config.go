@@ -55,6 +55,11 @@ func configStat(root string) [2]int64 {
 		if fi, err := os.Stat(path); err == nil {
 			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
 		}
+		// Its folder renamed into place, or a link to another: the
+		// folder's own change time is the change's.
+		if di, err := os.Lstat(filepath.Dir(path)); err == nil {
+			t = max(t, freshness.ChangeTime(di).UnixNano())
+		}
 		return [2]int64{t, size}
 	}
 	for _, dir := range []string{filepath.Dir(path), root} {
