@@ -563,7 +563,7 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		return byRef, true
 	}
 	if len(found) == 1 && t.ID != "" {
-		if t.Title == "" || sameTitle(found[0].Task.Title, t.Title) || leadNames(subject, found[0].Task) {
+		if t.Title == "" || sameTitle(found[0].Task.Title, t.Title) || leadNames(subject, found[0].Task) && leadOnlyNames(subject, found[0].Task) {
 			return found, true
 		}
 		// The subject's id names one task and its words another (a checked
@@ -642,6 +642,28 @@ func leadNames(subject string, t tasks.Task) bool {
 		}
 	}
 	return len(heading) > 0
+}
+
+// leadOnlyNames reports whether the words of a subject before t's title
+// are only what names t: its id, its headings' words, and a verb of doing
+// ("Run", "Complete"). Another task's words there ("T004 Full e2e suite
+// Quality checkpoint") make the subject name that task too.
+func leadOnlyNames(subject string, t tasks.Task) bool {
+	sw, tw := strings.Fields(titleWords(subject)), strings.Fields(titleWords(t.Title))
+	if len(sw) < len(tw) {
+		return false
+	}
+	allowed := map[string]bool{"run": true, "complete": true, "completed": true, "done": true, "finish": true, "verify": true, "task": true, "check": true}
+	for _, w := range strings.FieldsFunc(strings.ToLower(t.Section), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		allowed[w] = true
+	}
+	for _, w := range sw[:len(sw)-len(tw)] {
+		w = strings.ToLower(strings.TrimRight(w, ":.,"))
+		if w != strings.ToLower(t.ID) && !allowed[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // titleWords are a title's words as sameTitle compares them: code spans,
