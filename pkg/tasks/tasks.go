@@ -746,9 +746,39 @@ func content(t Task) string {
 }
 
 // ContentOf is content's key from its parts (a snapshot of a task keeps
-// its title and headings as PlaceFree has them).
+// its title and headings as PlaceFree has them). Ids cited in the title
+// ("Checkpoint after T002-T003") are masked: a renumbering moves them too.
 func ContentOf(title, section string, runs []string) string {
-	return title + "\x00" + section + "\x00" + strings.Join(runs, "\x00")
+	return maskIDs(title) + "\x00" + section + "\x00" + strings.Join(runs, "\x00")
+}
+
+// maskIDs replaces in s each word-bounded id of spec-kit's shape (one to
+// three capitals then two to four digits: T002, US12) with "#".
+func maskIDs(s string) string {
+	isUpper := func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isWord := func(c byte) bool { return isUpper(c) || isDigit(c) || c >= 'a' && c <= 'z' || c == '_' }
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if i == 0 || !isWord(s[i-1]) {
+			j := i
+			for j < len(s) && j-i < 3 && isUpper(s[j]) {
+				j++
+			}
+			k := j
+			for k < len(s) && isDigit(s[k]) {
+				k++
+			}
+			if j > i && k-j >= 2 && k-j <= 4 && (k == len(s) || !isWord(s[k])) {
+				b.WriteByte('#')
+				i = k
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
 }
 
 // sameNeed reports whether b asks what a asks: its commands, a person, a

@@ -380,3 +380,16 @@ func TestTickedRenumbered(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskIDs(t *testing.T) {
+	for in, want := range map[string]string{
+		"Checkpoint after T002-T003": "Checkpoint after #-#",
+		"US12 checkpoint (T9)":        "# checkpoint (T9)",
+		"Run HTTP2 tests and ABCD123": "Run HTTP2 tests and ABCD123",
+		"see T0042, then T00421":      "see #, then T00421",
+	} {
+		if got := maskIDs(in); got != want {
+			t.Errorf("maskIDs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
