@@ -383,7 +383,7 @@ func TestTickedRenumbered(t *testing.T) {
 
 func TestMaskIDs(t *testing.T) {
 	for in, want := range map[string]string{
-		"Checkpoint after T002-T003": "Checkpoint after #-#",
+		"Checkpoint after T002-T003":  "Checkpoint after #-#",
 		"US12 checkpoint (T9)":        "# checkpoint (T9)",
 		"Run HTTP2 tests and ABCD123": "Run HTTP2 tests and ABCD123",
 		"see T0042, then T00421":      "see #, then T00421",
