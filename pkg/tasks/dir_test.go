@@ -1,0 +1,59 @@
+package tasks
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRunDir: where a task's command runs, and counts, decided by the task
+// file's place and the manifests above it (docs/verify-gate.md).
+func TestRunDir(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package.json", `{"workspaces": ["./packages/api"], "scripts": {"test": "echo root", "build": "vite build"}}`)
+	write("Makefile", "lint:\n\t@true\ntest:\n\t@true\n")
+	write("packages/api/package.json", `{"scripts": {"test": "node --test"}}`)
+	write("packages/api/Makefile", "check:\n\t@true\n")
+	write("packages/api/check.sh", "exit 0\n")
+	write("packages/api/specs/001/Makefile", "")
+	write("packages/web/package.json", `{"scripts": {"test": "vitest"}}`)
+	write("services/billing/go.mod", "module billing\n")
+	write("docs/package.json", `{"scripts": {"build": "docusaurus build"}}`)
+	write("docs/Makefile", "%: Makefile\n\tsphinx-build -M $@ . _build\n")
+	write("check.sh", "exit 0\n")
+	api := filepath.Join(root, "packages/api")
+	for _, c := range []struct {
+		file, cmd, want string
+	}{
+		{"tasks.md", "npm test", root},
+		{"packages/api/tasks.md", "npm test", api},                           // a workspace of the root's (./ written)
+		{"packages/api/specs/001/tasks.md", "npm test", api},                 // an empty Makefile is no package of npm's
+		{"packages/web/tasks.md", "npm test", root},                          // not a workspace: the root's test runs it
+		{"packages/api/tasks.md", "sh check.sh", api},                        // its file is there (and at the root too)
+		{"packages/api/tasks.md", "npm test --workspace=packages/api", root}, // names its folder itself
+		{"packages/api/tasks.md", "make check", api},                         // the root's Makefile has no check
+		{"packages/api/tasks.md", "make test", root},                         // the root's has test
+		{"services/billing/tasks.md", "go test ./...", filepath.Join(root, "services/billing")},
+		{"docs/plans/x.md", "npm run build", root}, // a docs site under docs/ takes not the app's build
+		{"docs/plans/x.md", "make test", root},
+		{"docs/plans/x.md", "unit-tests", root},
+	} {
+		if got := RunDir(root, c.file, c.cmd); got != c.want {
+			t.Errorf("RunDir(%s, %q) = %s, want %s", c.file, c.cmd, got, c.want)
+		}
+	}
+	// pnpm names its workspaces in pnpm-workspace.yaml.
+	write("pnpm-workspace.yaml", "packages:\n  - 'packages/web'\n")
+	if got, want := RunDir(root, "packages/web/tasks.md", "pnpm test"), filepath.Join(root, "packages/web"); got != want {
+		t.Errorf("pnpm workspace: RunDir = %s, want %s", got, want)
+	}
+}
