@@ -78,15 +78,16 @@ func progArgs(c string) (string, []string) {
 }
 
 // RunDir is where a task's command runs and where a run of it counts,
-// decided by the task file's place, never by where a command was run. A
-// command that names a file runs in the task file's package (PackageDir)
-// when the file is there (a check.sh written at the root later does not
-// take the package's check), else at the root. A command a manifest runs
-// (`npm test`, `make test`, `pytest`) runs at the root when the root's
-// manifest runs it too (a docs site's package.json or Sphinx Makefile
-// under docs/ does not take the app's checks of a plan in docs/plans),
-// else in the package when its manifest does; `go` runs in the nearest
-// module (a package's own go.mod), as go itself does.
+// decided by the task file's place, never by where a command was run
+// (docs/verify-gate.md). A command that names a file runs in the nearest
+// folder above the task file that holds it, else at the root. A command a
+// manifest runs (`npm test`, `make test`, `pytest`) runs in the nearest
+// folder whose manifest runs it, or at the root when the root's manifest
+// runs it too, unless that folder is a go module of its own or one of the
+// root's npm or pnpm workspaces (a docs site's package.json or Sphinx
+// Makefile under docs/ does not take the app's checks of a plan in
+// docs/plans). Any other command, and one that names its folder itself
+// (`--workspace`, `-C`), runs at the root.
 func RunDir(root, file, c string) string {
 	if PackageDir(root, file) == root {
 		return root
@@ -107,9 +108,13 @@ func RunDir(root, file, c string) string {
 		}
 		dirs = append(dirs, dir)
 	}
-	if fileOf(prog, args) != "" {
+	if f := fileOf(prog, args); f != "" {
 		for _, d := range dirs {
-			if FoundIn(d, c) {
+			p := f
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(d, f)
+			}
+			if _, err := os.Stat(p); err == nil {
 				return d
 			}
 		}

@@ -61,6 +61,7 @@ type Session struct {
 	fileQuality map[string][]tasks.Command
 	present     map[string][]tasks.Task // SetPresent
 	renums      map[string]renum        // renumbered, by file
+	runDirs     map[[2]string]string    // runDir, by file and command
 	indexed     []string                // task files the stop hook's quick look found (taskFiles)
 	windows     []ledger.Window         // byTime
 	windowsErr  error
@@ -182,6 +183,22 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 	}
 	s.present[file] = ts
 	delete(s.renums, file)
+}
+
+// runDir is tasks.RunDir of a task file's command, looked up once per
+// decision: a monorepo's manifests are read for each (the stats, the
+// package.json), and a decision asks the same several times.
+func (s *Session) runDir(file, c string) string {
+	k := [2]string{file, c}
+	if d, ok := s.runDirs[k]; ok {
+		return d
+	}
+	if s.runDirs == nil {
+		s.runDirs = map[[2]string]string{}
+	}
+	d := tasks.RunDir(s.Root, file, c)
+	s.runDirs[k] = d
+	return d
 }
 
 // renum is a task file's verification tasks renumbered since the session
@@ -909,7 +926,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 					f.Failed = failedVerify(runs, it.Task.Ref)
 				}
 				if f.Near == "" && f.Elsewhere == "" && f.Failed == nil {
-					f.Missing = !tasks.FoundIn(tasks.RunDir(s.Root, it.File, c.Run), c.Run)
+					f.Missing = !tasks.FoundIn(s.runDir(it.File, c.Run), c.Run)
 				}
 			}
 			v.Findings = append(v.Findings, f)
@@ -1141,7 +1158,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 	dir, looked := "", false
 	inDir := func(cwd string) bool {
 		if !looked {
-			dir, looked = tasks.RunDir(s.Root, file, c), true
+			dir, looked = s.runDir(file, c), true
 		}
 		if cwd == "" {
 			return dir == s.Root
@@ -1257,7 +1274,7 @@ func (s *Session) verifyRanIn(rel, id string, r *ledger.Run, c, file string) boo
 			return false
 		}
 		for _, nc := range need.Commands {
-			if Normalize(nc.Run) == want && tasks.RunDir(s.Root, rel, nc.Run) == tasks.RunDir(s.Root, file, c) {
+			if Normalize(nc.Run) == want && s.runDir(rel, nc.Run) == s.runDir(file, c) {
 				return true
 			}
 		}
@@ -1341,7 +1358,7 @@ func (s *Session) elsewhereRun(runs []ledger.Run, file, c string) (ran, counts s
 			continue
 		}
 		if dir == "" {
-			dir = tasks.RunDir(s.Root, file, c)
+			dir = s.runDir(file, c)
 		}
 		if cwd := filepath.Clean(r.Cwd); cwd != dir {
 			return relDir(s.Root, cwd), relDir(s.Root, dir)
@@ -1705,7 +1722,7 @@ func (s *Session) fixRun(vs []Verdict) string {
 			}
 		}
 		for _, c := range v.Need.Commands {
-			if d := tasks.RunDir(s.Root, v.File, c.Run); !slices.Contains(dirs, d) {
+			if d := s.runDir(v.File, c.Run); !slices.Contains(dirs, d) {
 				dirs = append(dirs, d)
 			}
 		}

@@ -77,12 +77,6 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 				return unverifiable(in, again, "rodin has no record of the task boxes at this session's start and cannot write one ("+err.Error()+"). To fix: free space in rodin's data directory, then run `rodin doctor`")
 			}
 		} else {
-			if st, _ := loadTicks(s.Data, s.ID); st != nil && configMoved(s.Root, st) {
-				updateTicks(s.Data, s.ID, func(st *tickState) error {
-					s.watchConfig(st)
-					return nil
-				})
-			}
 			var unread []string
 			items, unread = s.outstanding(in)
 			if len(unread) > 0 {
@@ -323,6 +317,7 @@ func (s *Session) outstanding(in hookio.Input) (items []Item, unread []string) {
 		files[rel] = true
 	}
 	err = updateTicks(s.Data, s.ID, func(st *tickState) error {
+		s.watchConfig(st) // a Bash command may have changed the configuration
 		for _, rel := range slices.Sorted(maps.Keys(files)) {
 			fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel)))
 			if err == nil && !st.changed(rel, fi) {
