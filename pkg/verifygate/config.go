@@ -80,10 +80,12 @@ func configMoved(root string, st *tickState) bool {
 // or, while the file is as an agent of an earlier session left it, the
 // one in force before that agent changed it (carried is then true). A
 // carry the file no longer matches (someone changed it since) is dropped.
-func configInForce(data, root string, file project.Config, seen configSeen) (cfg project.Config, carried bool) {
+func configInForce(data, root string, file project.Config, seen configSeen) (cfg project.Config, carried bool, err error) {
 	cs, err := ledger.ConfigCarries(data)
 	if err != nil {
-		return file, false
+		// What was in force before an agent's change is lost: said at
+		// the session's start, the file's configuration meanwhile.
+		return file, false, err
 	}
 	for _, c := range cs {
 		if c.Root != root {
@@ -91,11 +93,11 @@ func configInForce(data, root string, file project.Config, seen configSeen) (cfg
 		}
 		var before project.Config
 		if c.After == seen.sum && json.Unmarshal(c.Before, &before) == nil {
-			return before, true
+			return before, true, nil
 		}
 		ledger.SetConfigCarry(data, root, nil)
 	}
-	return file, false
+	return file, false, nil
 }
 
 // watchConfig looks, at a stop, at whether the configuration file changed

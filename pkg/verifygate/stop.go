@@ -696,8 +696,10 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		cfg = project.Defaults()
 	}
 	seen := seeConfig(root)
-	if c, carried := configInForce(data, root, cfg, seen); carried {
+	if c, carried, err := configInForce(data, root, cfg, seen); carried {
 		cfg, cfgErr, note = c, nil, ConfigCarried
+	} else if err != nil {
+		note = "rodin cannot read what it keeps of configurations agents changed (" + err.Error() + "), so this session uses .rodin/config.json as it stands: if an agent changed it, check it (`rodin doctor`)"
 	}
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
