@@ -108,11 +108,18 @@ func gate(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		}
 		return deny("The gaps block of %s holds more than gap entries: %s%s. The critic never sees the gaps block, so anything there is unreviewed. To fix: move it above `<!-- rodin:gaps:start -->` (each gap is `### GAP-<n>: <title>` with its Severity and Description items), then run /rodin:plan-gate.", path, stray[0], more)
 	}
+	// A signal no file tool's edit recorded (written through Bash, or
+	// outside plan mode) is a verdict the hooks never weighed, and its text
+	// is in none of the digests: the model would be handed it unassessed.
+	if n := len(doc.Signals()); n > 0 {
+		return deny("%s holds %s not yet recorded (the hooks record a signal at the next Write or Edit of the plan in plan mode), so its verdict is not the plan's, and the text of a signal line is never assessed. To fix: run /rodin:plan-gate (its edit of the plan records a signal), or delete the `<!-- rodin:verdict:signal=` %s to stand on the assessment as it was.", path, plural(n, "a verdict signal", "verdict signals"), plural(n, "line", "lines"))
+	}
 	// Claude Code sends the file's own text; only a text that differs needs
-	// a parse of its own.
+	// a parse of its own, and the text shown must be one the gate would
+	// take as a file: hook-owned lines out of the digests carry no steps.
 	if hasText && !planText.Equals(data) {
 		shown := planfile.Parse([]byte(planText.String()))
-		if shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {
+		if shown.Malformed() || len(shown.Signals()) > 0 || shown.PlanDigest() != doc.PlanDigest() || shown.GapsDigest() != doc.GapsDigest() {
 			return deny("The plan submitted for approval differs from %s, so it is not the plan that was assessed. To fix: call ExitPlanMode again with the plan file as it is; if it still differs, run /rodin:plan-gate.", path)
 		}
 	}
@@ -167,4 +174,12 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) (string, 
 		}
 	}
 	return hookio.NoDecision
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
