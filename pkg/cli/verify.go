@@ -219,7 +219,7 @@ func runVerify(e *env, args []string) error {
 	for _, c := range need.Commands {
 		// From the root, or, in a monorepo, from the task file's package
 		// when the command is the package's (tasks.RunDir).
-		dir := tasks.RunDir(s.Root, rel, c.Run)
+		dir := s.RunDirNow(rel, c.Run)
 		if dir != s.Root {
 			fmt.Fprintf(e.stdout, "runs `%s` from %s (the task file's package, whose command it is)\n", c.Run, dir)
 		}
@@ -321,7 +321,7 @@ func checksAfter(e *env, pos []string, passedIn map[string]bool) (digest, why st
 		return "", "it is waived now"
 	}
 	for _, c := range need.Commands {
-		if !passedIn[verifygate.Normalize(c.Run)+"\x00"+tasks.RunDir(s.Root, rel, c.Run)] {
+		if !passedIn[verifygate.Normalize(c.Run)+"\x00"+s.RunDirNow(rel, c.Run)] {
 			return "", fmt.Sprintf("it needs `%s` now, which did not pass in this run", c.Run)
 		}
 	}

@@ -93,11 +93,11 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 		return b, false
 	}
 	top := gjson.ParseBytes(js)
-	if !top.IsObject() || hasDuplicateKey(top) || hasFoldedKey(top, "t", "root", "config", "files", "quality") {
+	if !top.IsObject() || hasDuplicateKey(top) || hasFoldedKey(top, "t", "root", "config", "files", "quality", "dirs") {
 		return b, false
 	}
 	ok := true
-	var t, root, cfg, files, quality = top.Get("t"), top.Get("root"), top.Get("config"), top.Get("files"), top.Get("quality")
+	var t, root, cfg, files, quality, dirs = top.Get("t"), top.Get("root"), top.Get("config"), top.Get("files"), top.Get("quality"), top.Get("dirs")
 	if t.Exists() {
 		b.Time, ok = intOf(t)
 	}
@@ -142,6 +142,28 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 			var cs []string
 			cs, ok = strsOf(v)
 			b.Quality[k.String()] = cs
+			return ok
+		})
+	}
+	if ok && dirs.Exists() && dirs.Type != gjson.Null {
+		if !dirs.IsObject() {
+			return b, false
+		}
+		b.Dirs = map[string]map[string]string{}
+		dirs.ForEach(func(k, v gjson.Result) bool {
+			var byCmd map[string]string
+			switch {
+			case v.Type == gjson.Null:
+			case !v.IsObject():
+				ok = false
+			default:
+				byCmd = map[string]string{}
+				v.ForEach(func(c, d gjson.Result) bool {
+					byCmd[c.String()], ok = strOf(d)
+					return ok
+				})
+			}
+			b.Dirs[k.String()] = byCmd
 			return ok
 		})
 	}

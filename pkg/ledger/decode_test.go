@@ -95,6 +95,8 @@ var baselineDocs = []string{
 	`{"t":1,"files":{"a":[{"key":"V3","Manual":true}]}}`,
 	`{"t":1,"files":{"a":[{"key":"Step#2","verify":true,"commands":["make"],"title":"2: [VERIFY] build"}]}}`,
 	`{"t":1,"files":{"a":[{"key":"Step#2","title":3}]}}`, `{"t":1,"files":{"a":[{"key":"Step#2","Title":"x"}]}}`,
+	`{"t":1,"files":{"s/tasks.md":[]},"dirs":{"s/tasks.md":{},"p/a/tasks.md":{"npm test":"p/a","make lint":"."},"x":null}}`,
+	`{"t":1,"dirs":[]}`, `{"t":1,"dirs":{"a":[]}}`, `{"t":1,"dirs":{"a":{"x":1}}}`, `{"t":1,"Dirs":{}}`, `{"t":1,"dirs":{"a":{"x":"1","x":"2"}}}`,
 }
 
 func TestDecodeBaselineAsJSON(t *testing.T) {
@@ -116,7 +118,7 @@ func checkBaseline(t *testing.T, d []byte) {
 		t.Errorf("%s: decodeBaseline ok=%v, json err=%v", d, ok, err)
 		return
 	}
-	if ok && (got.Time != want.Time || got.Root != want.Root || string(got.Config) != string(want.Config) && !(len(got.Config) == 0 && string(want.Config) == "null") || !reflect.DeepEqual(got.Files, want.Files) || !reflect.DeepEqual(got.Quality, want.Quality)) {
+	if ok && (got.Time != want.Time || got.Root != want.Root || string(got.Config) != string(want.Config) && !(len(got.Config) == 0 && string(want.Config) == "null") || !reflect.DeepEqual(got.Files, want.Files) || !reflect.DeepEqual(got.Quality, want.Quality) || !reflect.DeepEqual(got.Dirs, want.Dirs)) {
 		t.Errorf("%s:\n decodeBaseline %+v\n json           %+v", d, got, want)
 	}
 }

@@ -423,6 +423,13 @@ type Baseline struct {
 	// Quality are each task file's own Quality Commands, by path: a
 	// section added during the session counts from the next.
 	Quality map[string][]string `json:"quality,omitempty"`
+	// Dirs are where each task file's commands ran when the session began
+	// (tasks.RunDir), by file and command, relative to the root: a
+	// manifest or file written since (a decoy go.mod beside a spec) does
+	// not move a command. A file directly in the root has no entry (its
+	// commands always run there); a command not noted (new since, or naming
+	// a file found nowhere yet) runs where it runs now.
+	Dirs map[string]map[string]string `json:"dirs,omitempty"`
 }
 
 func baselinePath(data, session string) string {

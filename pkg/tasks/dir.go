@@ -89,12 +89,27 @@ func progArgs(c string) (string, []string) {
 // docs/plans). Any other command, and one that names its folder itself
 // (`--workspace`, `-C`), runs at the root.
 func RunDir(root, file, c string) string {
-	if PackageDir(root, file) == root {
-		return root
-	}
+	d, _ := runDir(root, file, c)
+	return d
+}
+
+// RunDirFound is RunDir, and whether the command's place is settled by
+// the files as they are: false for a command that names a file found in
+// no folder from the task file's up to the root (a build may make it),
+// which runs at the root until then.
+func RunDirFound(root, file, c string) (string, bool) { return runDir(root, file, c) }
+
+func runDir(root, file, c string) (string, bool) {
 	prog, args := progArgs(c)
+	named := ""
+	if prog != "" {
+		named = fileOf(prog, args)
+	}
+	if PackageDir(root, file) == root {
+		return root, named == "" || FoundIn(root, c)
+	}
 	if prog == "" {
-		return root
+		return root, true
 	}
 	// The directories from the task file's up to the root's (excluded):
 	// the nearest whose files or manifest are the command's is its
@@ -108,17 +123,17 @@ func RunDir(root, file, c string) string {
 		}
 		dirs = append(dirs, dir)
 	}
-	if f := fileOf(prog, args); f != "" {
+	if f := named; f != "" {
 		for _, d := range dirs {
 			p := f
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(d, f)
 			}
 			if _, err := os.Stat(p); err == nil {
-				return d
+				return d, true
 			}
 		}
-		return root
+		return root, FoundIn(root, c)
 	}
 	for _, d := range dirs {
 		if !runsIn(d, prog, args) {
@@ -128,11 +143,11 @@ func RunDir(root, file, c string) string {
 		// unless the folder is a module of its own (go) or one of the
 		// root's workspaces (npm): a docs site under docs/ is neither.
 		if filepath.Base(prog) == "go" || !runsIn(root, prog, args) || workspaceOf(root, d) {
-			return d
+			return d, true
 		}
-		return root
+		return root, true
 	}
-	return root
+	return root, true
 }
 
 // workspaceOf reports whether dir is one of the npm workspaces the root's

@@ -57,3 +57,35 @@ func TestRunDir(t *testing.T) {
 		t.Errorf("pnpm workspace: RunDir = %s, want %s", got, want)
 	}
 }
+
+// TestRunDirFound: a command that names a file found in no folder from the
+// task file's up to the root is not settled yet (a build may make it); any
+// other command's place is.
+func TestRunDirFound(t *testing.T) {
+	root := t.TempDir()
+	for rel, text := range map[string]string{"packages/api/package.json": `{"scripts": {"test": "x"}}`, "packages/api/check.sh": "", "smoke.sh": ""} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		file, cmd string
+		found     bool
+	}{
+		{"packages/api/tasks.md", "npm test", true},
+		{"packages/api/tasks.md", "sh check.sh", true},
+		{"packages/api/tasks.md", "sh smoke.sh", true}, // at the root
+		{"packages/api/tasks.md", "sh dist/smoke.sh", false},
+		{"specs/001/tasks.md", "sh dist/smoke.sh", false},
+		{"specs/001/tasks.md", "go test ./...", true},
+		{"tasks.md", "sh smoke.sh", true},
+	} {
+		if _, found := RunDirFound(root, c.file, c.cmd); found != c.found {
+			t.Errorf("RunDirFound(%s, %q) found = %v, want %v", c.file, c.cmd, found, c.found)
+		}
+	}
+}

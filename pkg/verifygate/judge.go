@@ -185,10 +185,13 @@ func (s *Session) SetPresent(file string, ts []tasks.Task) {
 	delete(s.renums, file)
 }
 
-// runDir is tasks.RunDir of a task file's command, looked up once per
-// decision: a monorepo's manifests are read for each (the stats, the
-// package.json), and a decision asks the same several times.
-func (s *Session) runDir(file, c string) string {
+// RunDir is where a task file's command runs and where a run of it
+// counts: where it ran when the session began (ledger.Baseline.Dirs: a
+// manifest or a file written since does not move it), else tasks.RunDir
+// as the files are now. It is looked up once per decision: a monorepo's
+// manifests are read for each (the stats, the package.json), and a
+// decision asks the same several times.
+func (s *Session) RunDir(file, c string) string {
 	k := [2]string{file, c}
 	if d, ok := s.runDirs[k]; ok {
 		return d
@@ -196,9 +199,35 @@ func (s *Session) runDir(file, c string) string {
 	if s.runDirs == nil {
 		s.runDirs = map[[2]string]string{}
 	}
-	d := tasks.RunDir(s.Root, file, c)
+	d, ok := s.startDir(file, c)
+	if !ok {
+		d = tasks.RunDir(s.Root, file, c)
+	}
 	s.runDirs[k] = d
 	return d
+}
+
+// RunDirNow is RunDir looked up afresh, never from an earlier look:
+// `rodin verify` asks it as each command runs (an earlier command may
+// build what a later one names).
+func (s *Session) RunDirNow(file, c string) string {
+	if d, ok := s.startDir(file, c); ok {
+		return d
+	}
+	return tasks.RunDir(s.Root, file, c)
+}
+
+// startDir is where c ran from the task file when the session began; false
+// when the session's start did not note it (a file or command new since).
+func (s *Session) startDir(file, c string) (string, bool) {
+	if s.Baseline == nil {
+		return "", false
+	}
+	d, ok := s.Baseline.Dirs[file][c]
+	if !ok {
+		return "", false
+	}
+	return filepath.Join(s.Root, filepath.FromSlash(d)), true
 }
 
 // renum is a task file's verification tasks renumbered since the session
@@ -926,7 +955,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 					f.Failed = failedVerify(runs, it.Task.Ref)
 				}
 				if f.Near == "" && f.Elsewhere == "" && f.Failed == nil {
-					f.Missing = !tasks.FoundIn(s.runDir(it.File, c.Run), c.Run)
+					f.Missing = !tasks.FoundIn(s.RunDir(it.File, c.Run), c.Run)
 				}
 			}
 			v.Findings = append(v.Findings, f)
@@ -1158,7 +1187,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 	dir, looked := "", false
 	inDir := func(cwd string) bool {
 		if !looked {
-			dir, looked = s.runDir(file, c), true
+			dir, looked = s.RunDir(file, c), true
 		}
 		if cwd == "" {
 			return dir == s.Root
@@ -1274,7 +1303,7 @@ func (s *Session) verifyRanIn(rel, id string, r *ledger.Run, c, file string) boo
 			return false
 		}
 		for _, nc := range need.Commands {
-			if Normalize(nc.Run) == want && s.runDir(rel, nc.Run) == s.runDir(file, c) {
+			if Normalize(nc.Run) == want && s.RunDir(rel, nc.Run) == s.RunDir(file, c) {
 				return true
 			}
 		}
@@ -1358,7 +1387,7 @@ func (s *Session) elsewhereRun(runs []ledger.Run, file, c string) (ran, counts s
 			continue
 		}
 		if dir == "" {
-			dir = s.runDir(file, c)
+			dir = s.RunDir(file, c)
 		}
 		if cwd := filepath.Clean(r.Cwd); cwd != dir {
 			return relDir(s.Root, cwd), relDir(s.Root, dir)
@@ -1722,7 +1751,7 @@ func (s *Session) fixRun(vs []Verdict) string {
 			}
 		}
 		for _, c := range v.Need.Commands {
-			if d := s.runDir(v.File, c.Run); !slices.Contains(dirs, d) {
+			if d := s.RunDir(v.File, c.Run); !slices.Contains(dirs, d) {
 				dirs = append(dirs, d)
 			}
 		}

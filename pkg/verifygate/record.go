@@ -200,7 +200,7 @@ func (s *Session) ChecksDigest(file string, need Need) string {
 	for _, c := range need.Commands {
 		b.WriteString(Normalize(c.Run))
 		b.WriteByte(0)
-		b.WriteString(project.Rel(s.Root, s.runDir(file, c.Run)))
+		b.WriteString(project.Rel(s.Root, s.RunDir(file, c.Run)))
 		b.WriteByte(0)
 	}
 	return ledger.SumPrompt(b.String())[:16]

@@ -6,6 +6,7 @@ import (
 	"github.com/rodin-gate/rodin/pkg/checks"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -770,6 +771,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			snaps = append(snaps, sn)
 		}
 		b.Files[rel] = snaps
+		startDirs(&b, root, rel, snaps)
 	}
 	ix.Since, ix.Known = b.Time, map[string]bool{}
 	for rel := range b.Files {
@@ -792,6 +794,47 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		err = cfgErr
 	}
 	return saved, note, err
+}
+
+// startDirs notes in b where the commands of the task file rel run as the
+// session begins (ledger.Baseline.Dirs): its tasks', its Quality Commands
+// and the project's checks.
+func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
+	if path.Dir(rel) == "." {
+		return
+	}
+	if b.Dirs == nil {
+		b.Dirs = map[string]map[string]string{}
+	}
+	byCmd := map[string]string{}
+	add := func(c string) {
+		if _, ok := byCmd[c]; ok {
+			return
+		}
+		// A command naming a file found nowhere yet runs where a build
+		// puts it: not noted.
+		dir, found := tasks.RunDirFound(root, rel, c)
+		if !found {
+			return
+		}
+		d, err := filepath.Rel(root, dir)
+		if err != nil {
+			d = "."
+		}
+		byCmd[c] = filepath.ToSlash(d)
+	}
+	for _, sn := range snaps {
+		for _, c := range sn.Commands {
+			add(c)
+		}
+	}
+	for _, c := range b.Quality[rel] {
+		add(c)
+	}
+	for _, c := range b.Quality[ProjectChecks] {
+		add(c)
+	}
+	b.Dirs[rel] = byCmd
 }
 
 // carriedQuality is what an agent of an earlier session took out of the
