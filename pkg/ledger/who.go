@@ -41,6 +41,7 @@ type Window struct {
 	Agent      string
 	Type       string // agent_type ("" for the main thread)
 	Background string // the task's id, for a background task
+	Command    string // the Bash command ("" for a subagent)
 }
 
 // Covers reports whether a change at t (unix ns) falls in the window.
@@ -73,7 +74,7 @@ func Windows(runs []Run) []Window {
 			continue
 		}
 		start := r.Time - int64(Slack) - max(r.Dur, 0)*int64(time.Millisecond)
-		w := Window{Start: start, End: r.Time + int64(EndSlack), Agent: r.Agent, Type: r.Type}
+		w := Window{Start: start, End: r.Time + int64(EndSlack), Agent: r.Agent, Type: r.Type, Command: r.Command}
 		if r.Exit == ExitBackground {
 			w.Background = r.Bg
 			if w.Background == "" {

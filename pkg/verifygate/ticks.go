@@ -71,20 +71,32 @@ type tickState struct {
 	accepted map[boxKey]string
 	cfg      configSeen // the configuration file as last seen (watchConfig)
 	cfgUser  string     // the configuration as someone else last left it, JSON ("" none)
+	// past are the boxes this session's agent unticked, by file and the
+	// task's words and runs: a command that brings the task file back
+	// from commits (`git stash pop`, a revert of a revert) gives a box
+	// the tick it had, judged once, when it was made (restore).
+	past map[pastKey]box
 }
+
+// pastKey is a task of a file by its words and commands (placeOf).
+type pastKey struct{ file, words, runs string }
+
+// maxPast bounds the boxes kept in past: past it, the oldest go first.
+const maxPast = 256
 
 func ticksPath(data, session string) string {
 	return filepath.Join(ledger.Dir(data), session+".ticks")
 }
 
 func newTickState() *tickState {
-	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}, accepted: map[boxKey]string{}}
+	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}, accepted: map[boxKey]string{}, past: map[pastKey]box{}}
 }
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
 // `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`,
-// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`.
+// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`,
+// `p MARK TIME "AGENT" "FILE" "WORDS" "RUNS"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -132,6 +144,13 @@ func (st *tickState) MarshalText() []byte {
 	}
 	for _, k := range accepted {
 		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
+	}
+	past := slices.SortedFunc(maps.Keys(st.past), func(a, b pastKey) int {
+		return strings.Compare(a.file+"\x00"+a.words+"\x00"+a.runs, b.file+"\x00"+b.words+"\x00"+b.runs)
+	})
+	for _, k := range past {
+		x := st.past[k]
+		fmt.Fprintf(&b, "p %c %d %s %s %s %s\n", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.words), strconv.Quote(k.runs))
 	}
 	return b.Bytes()
 }
@@ -186,6 +205,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.cfg = configSeen{sum: f[0], stat: [2]int64{num(f[1]), num(f[2])}}
 		case line[0] == 'C' && len(f) == 1:
 			st.cfgUser = f[0]
+		case line[0] == 'p' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+			st.past[pastKey{f[3], f[4], f[5]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2], words: f[4], runs: f[5]}
 		default:
 			ok = false
 		}
@@ -324,6 +345,10 @@ type owner struct {
 	mine  bool
 	agent string
 	tool  string
+	// restores: the change is a Bash command's that brings files from
+	// commits (fromCommits), which gives a box the agent unticked the
+	// tick it had (tickState.past).
+	restores bool
 }
 
 // look compares a task file as it is now with what the state last saw of
@@ -431,7 +456,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		}
 		return g
 	}
-	was := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone, s.renumbered(rel).byNew)
+	was, left := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone, s.renumbered(rel).byNew)
+	st.keepPast(rel, left, o.mine)
 	var judge []Item
 	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
@@ -443,6 +469,9 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			st.boxes[k] = b
 		case !o.mine:
 			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
+		case o.restores && st.restore(rel, k, t):
+			// Back from commits as the agent's own command took it away:
+			// the tick it had, judged when it was made.
 		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool, Runs: runsOf(t)}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
 			st.boxes[k] = placed(box{mark: markOK, time: now, agent: o.agent}, t)
@@ -521,7 +550,7 @@ func placed(b box, t tasks.Task) box {
 // since rodin last looked: a task renamed into another's id with other
 // commands, or a step reworded, too. A box kept without words (by an
 // older rodin) is paired by key alone.
-func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, gone func(file string) bool, renumbered map[string]*ledger.Snap) []*box {
+func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, gone func(file string) bool, renumbered map[string]*ledger.Snap) (was []*box, left map[string]box) {
 	old := map[string]box{}
 	moved := map[boxKey]box{} // boxes of task files gone since: paired by words alone
 	for k, b := range st.boxes {
@@ -533,9 +562,9 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, g
 			moved[k] = b
 		}
 	}
-	was := make([]*box, len(checked))
+	was = make([]*box, len(checked))
 	if len(old) == 0 && len(moved) == 0 {
-		return was
+		return was, old
 	}
 	type sums struct{ words, runs string }
 	places := make([]sums, len(checked))
@@ -609,7 +638,51 @@ func pairBoxes(st *tickState, rel string, checked []tasks.Task, reworded bool, g
 			delete(st.boxes, *best)
 		}
 	}
-	return was
+	return was, old
+}
+
+// keepPast keeps the boxes of rel no checked task took (left by
+// pairBoxes): those the agent's change took away, for a command that
+// brings the file back from commits (restore); someone else's change
+// (the user unticking a box) leaves nothing to restore.
+func (st *tickState) keepPast(rel string, left map[string]box, mine bool) {
+	for _, b := range left {
+		if b.words == "" && b.runs == "" {
+			continue // an older rodin's box: not known by its task
+		}
+		k := pastKey{rel, b.words, b.runs}
+		if !mine {
+			delete(st.past, k)
+			continue
+		}
+		st.past[k] = b
+	}
+	for len(st.past) > maxPast {
+		var oldest pastKey
+		first := true
+		for k, b := range st.past {
+			if first || b.time < st.past[oldest].time || b.time == st.past[oldest].time && k.words+k.runs < oldest.words+oldest.runs {
+				oldest, first = k, false
+			}
+		}
+		delete(st.past, oldest)
+	}
+}
+
+// restore gives the checked task t of rel, at key k, the box the agent's
+// command took away (keepPast), when its words and commands are what they
+// were: the tick it had stands as it was judged (VERIFY-SPEC §2: once,
+// when made), an unjustified one stays unjustified.
+func (st *tickState) restore(rel string, k boxKey, t tasks.Task) bool {
+	words, runs := placeOf(t)
+	pk := pastKey{rel, words, runs}
+	b, ok := st.past[pk]
+	if !ok {
+		return false
+	}
+	delete(st.past, pk)
+	st.boxes[k] = b
+	return true
 }
 
 // markRank orders marks worst first: a box that moved takes the worst of
@@ -646,7 +719,7 @@ func (s *Session) byTime(mod int64) owner {
 		return owner{mine: true}
 	}
 	if w, ok := ledger.Attribute(ws, mod); ok {
-		return owner{mine: true, agent: w.Agent}
+		return owner{mine: true, agent: w.Agent, restores: w.Background == "" && fromCommits(w.Command)}
 	}
 	if s.Damaged > 0 {
 		// The damage may have taken the window that explains it.

@@ -3,6 +3,8 @@ package verifygate
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
@@ -94,7 +96,7 @@ func TestPairBoxes(t *testing.T) {
 		}
 		st.boxes[boxKey{"other.md", "Step#2"}] = box{mark: markOK}
 		now := parse(tc.now)
-		was := pairBoxes(st, "tasks.md", now, true, nil, nil)
+		was, _ := pairBoxes(st, "tasks.md", now, true, nil, nil)
 		var got []byte
 		for _, b := range was {
 			if b == nil {
@@ -143,5 +145,34 @@ func TestSubjectNames(t *testing.T) {
 		if got := startsTitle(tc.subject, tc.task.Title); got != tc.starts {
 			t.Errorf("startsTitle(%q, %s) = %v", tc.subject, tc.task.Ref, got)
 		}
+	}
+}
+
+// TestTicksRecordRoundTrip: the session's record reads back as written,
+// every kind of line (the boxes the agent unticked among them), and a line
+// of a kind it does not know is damage.
+func TestTicksRecordRoundTrip(t *testing.T) {
+	st := newTickState()
+	st.since, st.root, st.globs = 7, "/p", []string{"**/tasks.md"}
+	st.files["tasks.md"] = [2]int64{-9, 120}
+	st.boxes[boxKey{"tasks.md", "V1"}] = box{mark: markOK, time: 8, agent: "a1", words: "w1", runs: "r1"}
+	st.unread["big.md"] = unread{time: 9, why: "too \"large\""}
+	st.accepted[boxKey{"tasks.md", "V2"}] = "r2"
+	st.cfg = configSeen{sum: "s", stat: [2]int64{1, 2}}
+	st.cfgUser = `{"verify":{}}`
+	st.past[pastKey{"tasks.md", "w3", "r3"}] = box{mark: markBad, time: 10, agent: "", words: "w3", runs: "r3"}
+	st.past[pastKey{"specs/a b.md", "w4", "r4"}] = box{mark: markOther, time: 11, words: "w4", runs: "r4"}
+	got, err := parseTicks(st.MarshalText())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(st, got, cmp.AllowUnexported(tickState{}, box{}, unread{}, configSeen{}, boxKey{}, pastKey{})); diff != "" {
+		t.Errorf("read back (-written +read):\n%s", diff)
+	}
+	if _, err := parseTicks(append(st.MarshalText(), "q 1\n"...)); err == nil {
+		t.Error("a line of an unknown kind read as a record")
+	}
+	if _, err := parseTicks(append(st.MarshalText(), "p x 1 \"\" \"f\" \"w\" \"r\"\n"...)); err == nil {
+		t.Error("a past box with an unknown mark read as a record")
 	}
 }
