@@ -283,7 +283,10 @@ func (t *Tree) ignored(rel string, dir bool) bool {
 			return true
 		}
 	}
-	return !dir && MatchAny(t.Config.Ignore, rel)
+	// The configuration's globs take a directory they match as a whole:
+	// `dist/**` is the folder dist itself (its time too), not only what
+	// is in it.
+	return MatchAny(t.Config.Ignore, rel)
 }
 
 // gitignore is one pattern of the root .gitignore, read simply: a pattern
