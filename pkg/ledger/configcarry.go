@@ -65,3 +65,55 @@ func exists(p string) bool {
 func GitignorePath(data, session string) string {
 	return filepath.Join(Dir(data), session+".gitignore")
 }
+
+// ReadConfig is a project's configuration as the last session that could
+// read its .rodin/config.json found it: a file the user left unreadable
+// (a typo in a key) leaves this one in force, not the defaults, whose
+// task files may not be the user's.
+type ReadConfig struct {
+	Root   string          `json:"root"`
+	Config json.RawMessage `json:"config"` // project.Config as JSON
+}
+
+func readConfigPath(data string) string { return filepath.Join(Dir(data), "config-read.json") }
+
+// LastReadConfig is root's configuration as last read; false when none was.
+func LastReadConfig(data, root string) (json.RawMessage, bool) {
+	all, err := readList[ReadConfig](readConfigPath(data))
+	if err != nil {
+		return nil, false
+	}
+	for _, c := range all {
+		if c.Root == root {
+			return c.Config, true
+		}
+	}
+	return nil, false
+}
+
+// SetLastReadConfig keeps cfg as root's configuration as last read; it
+// writes only when that changed.
+func SetLastReadConfig(data, root string, cfg json.RawMessage) error {
+	all, err := readList[ReadConfig](readConfigPath(data))
+	if err != nil {
+		all = nil
+	}
+	for _, c := range all {
+		if c.Root == root && string(c.Config) == string(cfg) {
+			return nil
+		}
+	}
+	all = slices.DeleteFunc(all, func(o ReadConfig) bool { return o.Root == root })
+	all = append(all, ReadConfig{Root: root, Config: cfg})
+	if len(all) > MaxCarried {
+		all = all[len(all)-MaxCarried:]
+	}
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return err
+	}
+	js, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(readConfigPath(data), js, 0o600)
+}

@@ -137,7 +137,11 @@ func LoadConfig(root string) (Config, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&file); err != nil {
-			return c, fmt.Errorf("%s is not valid: %v", ConfigFile, err)
+			hint := ""
+			if strings.Contains(err.Error(), "unknown field") {
+				hint = ` (the keys are "verify", and under it "taskFiles", "ignore" and "timeout")`
+			}
+			return c, fmt.Errorf("%s is not valid: %v%s", ConfigFile, err, hint)
 		}
 		if file.Verify != nil {
 			c = *file.Verify

@@ -697,10 +697,33 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		cfg = project.Defaults()
 	}
 	seen := seeConfig(root)
-	if c, carried, err := configInForce(data, root, cfg, seen); carried {
+	c, cfgCarried, err := configInForce(data, root, cfg, seen)
+	switch {
+	case cfgCarried:
 		cfg, cfgErr, note = c, nil, ConfigCarried
-	} else if err != nil {
+	case err != nil:
 		note = "rodin cannot read what it keeps of configurations agents changed (" + err.Error() + "), so this session uses .rodin/config.json as it stands: if an agent changed it, check it (`rodin doctor`)"
+	}
+	switch {
+	case cfgErr != nil:
+		// The user's file does not read (a typo in a key): the
+		// configuration last read from it stands, not the defaults, whose
+		// task files may not be the user's. Said at the start, never an
+		// error that stops the session's record.
+		in := "rodin's defaults (task files: every tasks.md)"
+		if js, ok := ledger.LastReadConfig(data, root); ok {
+			var last project.Config
+			if json.Unmarshal(js, &last) == nil && len(last.TaskFiles) > 0 {
+				cfg = last
+				in = "the configuration a session last read from it (task files: " + strings.Join(last.TaskFiles, ", ") + ")"
+			}
+		}
+		note = joinNotes(note, "rodin cannot use "+project.ConfigFile+" ("+cfgErr.Error()+"), so the verify gate uses "+in+" until it is fixed")
+		cfgErr = nil
+	case !cfgCarried && seen.sum != "":
+		if js, err := json.Marshal(cfg); err == nil {
+			ledger.SetLastReadConfig(data, root, js)
+		}
 	}
 	b := ledger.Baseline{Time: freshness.Now().UnixNano(), Root: root, Files: map[string][]ledger.Snap{}}
 	b.Config, _ = json.Marshal(cfg)
@@ -794,6 +817,14 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		err = cfgErr
 	}
 	return saved, note, err
+}
+
+// joinNotes joins what a session start says.
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // startDirs notes in b where the commands of the task file rel run as the
