@@ -68,6 +68,14 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			return cs, ""
 		}
 	}
+	// The plain bullets under a task with no Verify label that say to run
+	// something (Kiro's detail bullets: "Run `unit-tests` and ensure all
+	// tests pass", "Execute `a` then `b`"): their commands are the check.
+	if verify == nil {
+		if cs := checks(runSteps(first, src)); len(cs) > 0 {
+			return cs, ""
+		}
+	}
 	// A fenced block of shell lines right in a task with no Verify label
 	// ("**[VERIFY]** Run the check script (required)" and the script's
 	// lines under it, in a ```bash fence): its lines are the check.
@@ -87,6 +95,50 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		out = doSteps(item, first, src)
 	}
 	return out, prose
+}
+
+// runSteps are the commands of the plain bullets right under a task that
+// open with a verb that runs or checks (Run, Execute, Ensure, Check,
+// Verify, Confirm): the backticked commands of each, files and actions
+// aside. A checkbox under the task is a task of its own; a bullet that
+// opens otherwise ("Create the model", "_Requirements: 1.2_") is what
+// the task does or refers to.
+func runSteps(first ast.Node, src []byte) []Command {
+	var out []Command
+	for n := first.NextSibling(); n != nil; n = n.NextSibling() {
+		l, ok := n.(*ast.List)
+		if !ok {
+			continue
+		}
+		for li := l.FirstChild(); li != nil; li = li.NextSibling() {
+			item, ok := li.(*ast.ListItem)
+			if !ok || isTaskItem(item) || item.FirstChild() == nil {
+				continue
+			}
+			words := strings.Fields(plain(item.FirstChild(), src))
+			if len(words) < 2 || !runVerb(words[0]) {
+				continue
+			}
+			// Its own words, and a list or a fence under them ("Verify no
+			// references remain:" and the greps).
+			for _, c := range append(spans(item.FirstChild(), src, FromRunStep), nested(item.FirstChild(), src, FromRunStep)...) {
+				if !namedFile(c.Run) && !Action(c.Run) {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// runVerb reports whether a bullet's first word says to run or check what
+// it names.
+func runVerb(w string) bool {
+	switch strings.ToLower(strings.TrimRight(w, ":,")) {
+	case "run", "rerun", "re-run", "execute", "ensure", "check", "verify", "confirm":
+		return true
+	}
+	return false
 }
 
 // doSteps are the commands of the task's **Do** block that check

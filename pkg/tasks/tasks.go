@@ -47,6 +47,7 @@ const (
 	FromDoneWhen    Source = "Done when line"       // `**Done when**: \`cmd\` exits 0`, with no Verify line
 	FromTitleCode   Source = "title"                // backticked commands in the title
 	FromTitleText   Source = "title text"           // the title after its colon, when it reads as a command line
+	FromRunStep     Source = "run step"             // a plain bullet under the task that says to run it: "Run `cmd` and ensure …" (Kiro)
 	FromDoSteps     Source = "Do steps"             // the Verify line refers to the steps: their commands
 	FromTaskBlock   Source = "shell block"          // a fenced shell block in a task with no Verify line
 	FromQualityList Source = "Quality Commands"     // the task file's `## Quality Commands` section
