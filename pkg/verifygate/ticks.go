@@ -472,6 +472,11 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		case o.restores && st.restore(rel, k, t):
 			// Back from commits as the agent's own command took it away:
 			// the tick it had, judged when it was made.
+		case o.restores && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Runs: runsOf(t)}, 0, true):
+			// Back from commits (a spec's branch checked out again): an
+			// earlier session's agent ticked it with its checks passed,
+			// judged then (the task's words and commands as they were).
+			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
 		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool, Runs: runsOf(t)}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
 			st.boxes[k] = placed(box{mark: markOK, time: now, agent: o.agent}, t)
