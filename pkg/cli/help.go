@@ -204,8 +204,9 @@ Flags:
   --reason TEXT   why the task cannot pass here (required)
   --commands      accept the task's commands as they stand (no reason; they
                   must pass)
-  --config        accept .rodin/config.json as it stands, after an agent
-                  changed it (no task; from the next session)
+  --config        accept .rodin/config.json and the root .gitignore as
+                  they stand, after an agent changed them (no task; from
+                  the next session)
 `,
 	"sandbox": `
 Says what the Claude Code settings let Bash do (sandbox on or off, a way out,

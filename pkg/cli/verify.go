@@ -445,7 +445,7 @@ func acceptConfigFile(e *env, pos []string) error {
 	if err := verifygate.AcceptConfigFile(s.Data, s.Root); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "accepted %s as it stands: the verify gate uses it from the next session\n", project.ConfigFile)
+	fmt.Fprintf(e.stdout, "accepted %s and .gitignore as they stand: the verify gate uses them from the next session\n", project.ConfigFile)
 	return nil
 }
 

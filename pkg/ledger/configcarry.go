@@ -60,6 +60,53 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// GitignoreCarry is a project's root .gitignore as it was before an
+// agent changed it (through Bash): the next sessions judge a check's
+// freshness with it while the file is as the agent left it (After, the
+// SHA-256 of its bytes, "" for no file), until the user accepts the
+// change (`rodin waive --config`). A change of the file by anyone else
+// drops it.
+type GitignoreCarry struct {
+	Root   string `json:"root"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Time   int64  `json:"t"`
+}
+
+func gitignoreCarryPath(data string) string { return filepath.Join(Dir(data), "gitignore-carried.json") }
+
+// GitignoreCarries are the projects' carried .gitignore files.
+func GitignoreCarries(data string) ([]GitignoreCarry, error) {
+	return readList[GitignoreCarry](gitignoreCarryPath(data))
+}
+
+// SetGitignoreCarry keeps c in place of root's, or drops root's when c is
+// nil.
+func SetGitignoreCarry(data, root string, c *GitignoreCarry) error {
+	all, err := GitignoreCarries(data)
+	if err != nil {
+		all = nil // damaged: start again from what is known now
+	}
+	all = slices.DeleteFunc(all, func(o GitignoreCarry) bool { return o.Root == root })
+	if c == nil && err == nil && !exists(gitignoreCarryPath(data)) {
+		return nil
+	}
+	if c != nil {
+		all = append(all, *c)
+	}
+	if len(all) > MaxCarried {
+		all = all[len(all)-MaxCarried:]
+	}
+	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
+		return err
+	}
+	js, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(gitignoreCarryPath(data), js, 0o600)
+}
+
 // GitignorePath is where the verify gate keeps the root .gitignore a
 // session began with (empty when there was none).
 func GitignorePath(data, session string) string {

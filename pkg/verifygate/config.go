@@ -28,10 +28,14 @@ import (
 type configSeen struct {
 	sum  string
 	stat [2]int64
+	// gi and gistat are the root .gitignore's: it decides which changes
+	// make a check stale, and is carried the same way.
+	gi     string
+	gistat [2]int64
 }
 
-// seeConfig reads the project's configuration file as it is now.
-func seeConfig(root string) configSeen {
+// seeConfigFile reads the project's configuration file as it is now.
+func seeConfigFile(root string) configSeen {
 	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
 	stat := configStat(root)
 	b, err := safefile.ReadFile(path, 1<<20)
@@ -43,6 +47,50 @@ func seeConfig(root string) configSeen {
 	}
 	sum := sha256.Sum256(b)
 	return configSeen{sum: hex.EncodeToString(sum[:]), stat: stat}
+}
+
+// seeConfig reads the project's configuration file and root .gitignore
+// as they are now.
+func seeConfig(root string) configSeen {
+	c := seeConfigFile(root)
+	c.gi, c.gistat = seeGitignore(root)
+	return c
+}
+
+// seeGitignore is the root .gitignore's SHA-256 ("" when there is none)
+// and its change time and size.
+func seeGitignore(root string) (string, [2]int64) {
+	stat := gitignoreStat(root)
+	b, err := safefile.ReadFile(filepath.Join(root, ".gitignore"), 1<<20)
+	switch {
+	case os.IsNotExist(err):
+		return "", stat
+	case err != nil:
+		return "unreadable", stat
+	}
+	return sumOf(b), stat
+}
+
+func sumOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// gitignoreStat is the root .gitignore's change time and size (a link's
+// too), or the root's when there is none (a deletion changes it).
+func gitignoreStat(root string) [2]int64 {
+	path := filepath.Join(root, ".gitignore")
+	if li, err := os.Lstat(path); err == nil {
+		t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
+		if fi, err := os.Stat(path); err == nil {
+			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
+		}
+		return [2]int64{t, size}
+	}
+	if fi, err := os.Stat(root); err == nil {
+		return [2]int64{freshness.ChangeTime(fi).UnixNano(), -1}
+	}
+	return [2]int64{}
 }
 
 // configStat is the configuration's change time and size: the newer of
@@ -73,7 +121,7 @@ func configStat(root string) [2]int64 {
 // configMoved reports, by a stat or two, whether the configuration file
 // may have changed since the session's record last saw it.
 func configMoved(root string, st *tickState) bool {
-	return configStat(root) != st.cfg.stat
+	return configStat(root) != st.cfg.stat || gitignoreStat(root) != st.cfg.gistat
 }
 
 // configInForce is the configuration a session begins with: the file's,
@@ -106,12 +154,20 @@ func configInForce(data, root string, file project.Config, seen configSeen) (cfg
 // It reports whether it carried one. Before is the configuration last
 // seen as someone else left it (the user's edit during the session), else
 // the session's.
-func (s *Session) watchConfig(st *tickState) bool {
+func (s *Session) watchConfig(st *tickState) (carried []string) {
 	if s.Baseline == nil || !configMoved(s.Root, st) {
-		return false
+		return nil
 	}
 	now := seeConfig(s.Root)
-	carried := false
+	if now.gi != st.cfg.gi && s.byTime(now.gistat[0]).mine {
+		// The .gitignore the session began with (Session.tree), unless
+		// an earlier carry is still in force for it.
+		before, err := safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
+		if err == nil || os.IsNotExist(err) {
+			ledger.SetGitignoreCarry(s.Data, s.Root, &ledger.GitignoreCarry{Root: s.Root, Before: string(before), After: now.gi, Time: time.Now().UnixNano()})
+			carried = append(carried, ".gitignore")
+		}
+	}
 	if now.sum != st.cfg.sum {
 		if s.byTime(now.stat[0]).mine {
 			before := s.Baseline.Config
@@ -119,7 +175,7 @@ func (s *Session) watchConfig(st *tickState) bool {
 				before = json.RawMessage(st.cfgUser)
 			}
 			ledger.SetConfigCarry(s.Data, s.Root, &ledger.ConfigCarry{Root: s.Root, Before: before, After: now.sum, Time: time.Now().UnixNano()})
-			carried = true
+			carried = append([]string{project.ConfigFile}, carried...)
 		} else if cfg, err := project.LoadConfig(s.Root); err == nil {
 			if js, err := json.Marshal(cfg); err == nil {
 				st.cfgUser = string(js) // the user's: what an agent's change after it is measured from
@@ -141,5 +197,33 @@ const AcceptConfig = "--config"
 // AcceptConfigFile drops root's carried configuration: the file as it
 // stands is in force from the next session.
 func AcceptConfigFile(data, root string) error {
+	if err := ledger.SetGitignoreCarry(data, root, nil); err != nil {
+		return err
+	}
 	return ledger.SetConfigCarry(data, root, nil)
+}
+
+// GitignoreCarried says, for SessionStart, that the root .gitignore a
+// check's freshness is judged with is the one before an agent's change.
+const GitignoreCarried = "an agent changed .gitignore in an earlier session, so the verify gate judges which changes make a check stale by the .gitignore it had before (an agent alone may not hide code from the checks); when the change is right, the user accepts it by running `rodin waive --config` at a terminal of their own, or by typing `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code"
+
+// gitignoreInForce is the root .gitignore a session begins with: the
+// file's bytes, or, while the file is as an agent of an earlier session
+// left it, the ones before that agent changed it (carried). A carry the
+// file no longer matches (someone changed it since) is dropped.
+func gitignoreInForce(data, root string, file []byte, sum string) (gi []byte, carried bool) {
+	cs, err := ledger.GitignoreCarries(data)
+	if err != nil {
+		return file, false
+	}
+	for _, c := range cs {
+		if c.Root != root {
+			continue
+		}
+		if c.After == sum {
+			return []byte(c.Before), true
+		}
+		ledger.SetGitignoreCarry(data, root, nil)
+	}
+	return file, false
 }

@@ -68,8 +68,9 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	var cfgNote string
 	if cfgMoved {
 		updateTicks(data, session, func(st *tickState) error {
-			if s.watchConfig(st) {
-				cfgNote = "[rodin] This Bash command changed " + project.ConfigFile + ", the verify gate's configuration, which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."
+			if carried := s.watchConfig(st); len(carried) > 0 {
+				what := strings.Join(carried, " and ")
+				cfgNote = "[rodin] This Bash command changed " + what + ", which the verify gate reads for what it checks and what makes a check stale, and which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."
 			}
 			return nil
 		})

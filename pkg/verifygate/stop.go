@@ -807,6 +807,9 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		if gerr != nil {
 			gi = nil
 		}
+		if before, carried := gitignoreInForce(data, root, gi, seen.gi); carried {
+			gi, note = before, joinNotes(note, GitignoreCarried)
+		}
 		safefile.WriteAtomic(ledger.GitignorePath(data, session), gi, 0o600)
 		ledger.SaveIndex(data, session, ix) // a resumed session keeps its own
 		err = startTicks(data, session, &b, cfg.TaskFiles, seen, asIs, func(rel string) (os.FileInfo, error) {

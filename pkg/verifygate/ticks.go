@@ -137,7 +137,7 @@ func (st *tickState) MarshalText() []byte {
 		return strings.Compare(a.file+"\x00"+a.key, b.file+"\x00"+b.key)
 	})
 	if st.cfg != (configSeen{}) {
-		fmt.Fprintf(&b, "c %s %d %d\n", strconv.Quote(st.cfg.sum), st.cfg.stat[0], st.cfg.stat[1])
+		fmt.Fprintf(&b, "c %s %d %d %s %d %d\n", strconv.Quote(st.cfg.sum), st.cfg.stat[0], st.cfg.stat[1], strconv.Quote(st.cfg.gi), st.cfg.gistat[0], st.cfg.gistat[1])
 	}
 	if st.cfgUser != "" {
 		fmt.Fprintf(&b, "C %s\n", strconv.Quote(st.cfgUser))
@@ -201,8 +201,11 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.unread[f[2]] = unread{time: num(f[0]), agent: f[1], why: f[3]}
 		case line[0] == 'a' && len(f) == 3:
 			st.accepted[boxKey{f[0], f[1]}] = f[2]
-		case line[0] == 'c' && len(f) == 3:
+		case line[0] == 'c' && (len(f) == 3 || len(f) == 6):
 			st.cfg = configSeen{sum: f[0], stat: [2]int64{num(f[1]), num(f[2])}}
+			if len(f) == 6 {
+				st.cfg.gi, st.cfg.gistat = f[3], [2]int64{num(f[4]), num(f[5])}
+			}
 		case line[0] == 'C' && len(f) == 1:
 			st.cfgUser = f[0]
 		case line[0] == 'p' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):

@@ -51,7 +51,7 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 		if err := AcceptConfigFile(s.Data, s.Root); err != nil {
 			return say("Nothing was accepted: %v.", err)
 		}
-		return say("The user accepted %s as it stands: the verify gate uses it from the next session.", project.ConfigFile)
+		return say("The user accepted %s and .gitignore as they stand: the verify gate uses them from the next session.", project.ConfigFile)
 	}
 	id, file := args[0], ""
 	if len(args) > 1 && strings.HasSuffix(args[1], ".md") {
