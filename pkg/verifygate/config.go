@@ -160,10 +160,15 @@ func (s *Session) watchConfig(st *tickState) (carried []string) {
 	}
 	now := seeConfig(s.Root)
 	if now.gi != st.cfg.gi && s.byTime(now.gistat[0]).mine {
-		// The .gitignore the session began with (Session.tree), unless
-		// an earlier carry is still in force for it.
+		// Before is the .gitignore the session judges with (Session.tree):
+		// the file's at its start, or a carry's in force then. A change
+		// back to it carries nothing.
 		before, err := safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
-		if err == nil || os.IsNotExist(err) {
+		switch {
+		case err != nil && !os.IsNotExist(err):
+		case sumOf(before) == now.gi || len(before) == 0 && now.gi == "":
+			ledger.SetGitignoreCarry(s.Data, s.Root, nil)
+		default:
 			ledger.SetGitignoreCarry(s.Data, s.Root, &ledger.GitignoreCarry{Root: s.Root, Before: string(before), After: now.gi, Time: time.Now().UnixNano()})
 			carried = append(carried, ".gitignore")
 		}
