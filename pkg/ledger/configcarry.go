@@ -73,7 +73,9 @@ type GitignoreCarry struct {
 	Time   int64  `json:"t"`
 }
 
-func gitignoreCarryPath(data string) string { return filepath.Join(Dir(data), "gitignore-carried.json") }
+func gitignoreCarryPath(data string) string {
+	return filepath.Join(Dir(data), "gitignore-carried.json")
+}
 
 // GitignoreCarries are the projects' carried .gitignore files.
 func GitignoreCarries(data string) ([]GitignoreCarry, error) {
