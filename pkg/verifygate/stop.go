@@ -697,12 +697,12 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		cfg = project.Defaults()
 	}
 	seen := seeConfig(root)
-	c, cfgCarried, err := configInForce(data, root, cfg, seen)
+	c, cfgCarried, carryErr := configInForce(data, root, cfg, seen)
 	switch {
 	case cfgCarried:
 		cfg, cfgErr, note = c, nil, ConfigCarried
-	case err != nil:
-		note = "rodin cannot read what it keeps of configurations agents changed (" + err.Error() + "), so this session uses .rodin/config.json as it stands: if an agent changed it, check it (`rodin doctor`)"
+	case carryErr != nil:
+		note = "rodin cannot read what it keeps of configurations agents changed (" + carryErr.Error() + "), so this session uses .rodin/config.json as it stands: if an agent changed it, check it (`rodin doctor`)"
 	}
 	switch {
 	case cfgErr != nil:
