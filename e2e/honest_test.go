@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -296,5 +297,65 @@ func leftBehind(t *testing.T, rel claudecli.Release, name string, sandboxed bool
 		if !strings.Contains(tasks, "no call of this session made it") {
 			t.Errorf("rodin tasks does not say the tick is none of the session's calls':\n%s", tasks)
 		}
+	}
+}
+
+// TestGitStashKeepsTicks: the agent verifies and ticks V1, is asked to
+// check the tree without its work, and runs `git stash`, the check, and
+// `git stash pop`, in real Claude Code with `claude -p`. The pop brings
+// V1's tick back with the code, newer than the check's run: the tick had
+// been judged when it was made, and it stands (no word of V1 to the model
+// after the pop, the stop goes through, V1 is still ticked).
+func TestGitStashKeepsTicks(t *testing.T) { eachRelease(t, testGitStashKeepsTicks) }
+
+func testGitStashKeepsTicks(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	bash := func(cmd string) turn {
+		return func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": cmd, "description": cmd})}
+		}
+	}
+	var project string
+	srv.main = []turn{
+		bash("printf 'package main\\n\\nfunc parse() {}\\n' > src/main.go"),
+		bash("sh check.sh"),
+		func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, "tasks.md"), "old_string": "- [ ] V1", "new_string": "- [x] V1"})}
+		},
+		bash("git stash"),
+		bash("sh check.sh"),
+		bash("git stash pop"),
+		say("The tree passes without my work too; V1 stands."),
+	}
+	opt := options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md":    verifyTasks,
+		"check.sh":    "echo checks passed\n",
+		"src/main.go": "package main\n",
+	}}
+	opt.setup = func(s *session, env []string) {
+		project = s.project
+		git := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=U -c user.email=u@example.com commit -qm init")
+		git.Dir, git.Env = s.project, append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+	}
+	s, out := runHeadless(t, rel.Path, srv, opt, "Verify V1, then check the tree passes without your work.", 2*time.Minute)
+	t.Logf("claude -p printed: %q", out)
+	if n := srv.stepsAnswered(); n < len(srv.main) {
+		t.Fatalf("the scripted model answered %d of %d steps\n%s", n, len(srv.main), srv.summary())
+	}
+	for _, r := range srv.mainRequests() {
+		if i := strings.Index(string(r), "[rodin]"); i >= 0 && strings.Contains(string(r[i:]), "V1") {
+			t.Fatalf("the model was told about V1: %s", r[i:min(len(r), i+400)])
+		}
+	}
+	tasks, _ := os.ReadFile(filepath.Join(s.project, "tasks.md"))
+	if !strings.Contains(string(tasks), "- [x] V1") {
+		t.Fatalf("V1's tick did not survive the stash and its pop:\n%s", tasks)
+	}
+	code, _ := os.ReadFile(filepath.Join(s.project, "src/main.go"))
+	if !strings.Contains(string(code), "func parse") {
+		t.Fatalf("the pop did not bring the code back:\n%s", code)
 	}
 }
