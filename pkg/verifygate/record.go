@@ -108,7 +108,7 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 			named = false // rodin verify reads its task file; it writes none
 		}
 		switch {
-		case fromCommits(cmd):
+		case onlyFromCommits(cmd):
 			// A merge brings a teammate's ticks, or the agent's own
 			// committed before: rodin cannot tell them apart.
 			v := bad[0]
@@ -139,27 +139,36 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
-// fromCommits reports whether a command brings files from commits (a
-// merge, a pull, a checkout of a branch, a stash popped): the ticks it
-// brings may be a teammate's.
-func fromCommits(cmd string) bool {
+// onlyFromCommits reports whether every part of a command is a git
+// command that brings files from commits, run as `git` itself (not a
+// program of the project's, not after a variable set for it, not with
+// options that stand for another command): a command that also runs
+// anything else (`sed …; git stash list`) may have written a box itself.
+// It is what gives a box its earlier tick back (owner.restores).
+func onlyFromCommits(cmd string) bool {
+	any := false
 	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '|' || r == '\n' }) {
 		f := strings.Fields(part)
-		if len(f) < 2 || filepath.Base(f[0]) != "git" {
+		if len(f) == 0 {
 			continue
 		}
-		for _, w := range f[1:] {
-			if strings.HasPrefix(w, "-") {
-				continue
-			}
-			switch w {
-			case "merge", "pull", "checkout", "switch", "rebase", "cherry-pick", "reset", "restore", "stash", "am", "revert":
-				return true
-			}
-			break
+		if f[0] != "git" || len(f) < 2 {
+			return false
 		}
+		switch f[1] {
+		case "merge", "pull", "checkout", "switch", "rebase", "cherry-pick", "reset", "restore", "revert", "am":
+		case "stash":
+			if len(f) > 2 && f[2] != "pop" && f[2] != "apply" && f[2] != "push" && f[2] != "save" && !strings.HasPrefix(f[2], "-") {
+				return false
+			}
+		case "status", "log", "diff", "add", "commit", "fetch", "show", "branch":
+			continue // reads, or writes only .git
+		default:
+			return false
+		}
+		any = true
 	}
-	return false
+	return any
 }
 
 // RecordAgent records a subagent launched in the background as a

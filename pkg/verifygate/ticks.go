@@ -349,7 +349,7 @@ type owner struct {
 	agent string
 	tool  string
 	// restores: the change is a Bash command's that brings files from
-	// commits (fromCommits), which gives a box the agent unticked the
+	// commits (onlyFromCommits), which gives a box the agent unticked the
 	// tick it had (tickState.past).
 	restores bool
 }
@@ -475,10 +475,12 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		case o.restores && st.restore(rel, k, t):
 			// Back from commits as the agent's own command took it away:
 			// the tick it had, judged when it was made.
-		case o.restores && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Runs: runsOf(t)}, 0, true):
-			// Back from commits (a spec's branch checked out again): an
-			// earlier session's agent ticked it with its checks passed,
-			// judged then (the task's words and commands as they were).
+		case o.restores && s.newSince(rel) && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Runs: runsOf(t)}, 0, true):
+			// A task file new to the session, back from commits (a spec's
+			// branch checked out again): an earlier session's agent ticked
+			// it with its checks passed, judged then (the task's words and
+			// commands as they were). A file the session began with is
+			// not taken so: whoever unticked its box then meant it.
 			st.boxes[k] = placed(box{mark: markOther, time: now}, t)
 		case o.tool != "" && ledger.Claimed(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: t.Key(), Call: o.tool, Runs: runsOf(t)}, st.since, false):
 			// The edit gate let this call tick it, its checks passed.
@@ -693,6 +695,16 @@ func (st *tickState) restore(rel string, k boxKey, t tasks.Task) bool {
 	return true
 }
 
+// newSince reports whether the task file rel was not there when the
+// session began (no record of its start holds it).
+func (s *Session) newSince(rel string) bool {
+	if s.Baseline == nil {
+		return false
+	}
+	_, known := s.Baseline.Files[rel]
+	return !known
+}
+
 // markRank orders marks worst first: a box that moved takes the worst of
 // its twins' marks.
 func markRank(m byte) int {
@@ -727,7 +739,7 @@ func (s *Session) byTime(mod int64) owner {
 		return owner{mine: true}
 	}
 	if w, ok := ledger.Attribute(ws, mod); ok {
-		return owner{mine: true, agent: w.Agent, restores: w.Background == "" && fromCommits(w.Command)}
+		return owner{mine: true, agent: w.Agent, restores: w.Background == "" && onlyFromCommits(w.Command)}
 	}
 	if s.Damaged > 0 {
 		// The damage may have taken the window that explains it.

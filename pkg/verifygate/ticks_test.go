@@ -176,3 +176,29 @@ func TestTicksRecordRoundTrip(t *testing.T) {
 		t.Error("a past box with an unknown mark read as a record")
 	}
 }
+
+// TestOnlyFromCommits: a command gives boxes their earlier ticks back only
+// when it is git alone, bringing files from commits.
+func TestOnlyFromCommits(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"git stash pop":                               true,
+		"git stash":                                   true,
+		"git checkout 001-albums":                     true,
+		"git add -A && git stash pop":                 true,
+		"git revert --no-edit HEAD":                   true,
+		"git pull --rebase":                           true,
+		"git stash list":                              false,
+		"sed -i s/x/y/ tasks.md; git stash list":      false,
+		"sed -i s/x/y/ tasks.md && git checkout main": false,
+		"./bin/git checkout main":                     false,
+		"GIT_DIR=x git checkout main":                 false,
+		"git -C sub checkout main":                    false,
+		"git status":                                  false,
+		"echo git checkout":                           false,
+		"":                                            false,
+	} {
+		if got := onlyFromCommits(cmd); got != want {
+			t.Errorf("onlyFromCommits(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
