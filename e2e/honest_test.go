@@ -359,3 +359,39 @@ func testGitStashKeepsTicks(t *testing.T, rel claudecli.Release) {
 		t.Fatalf("the pop did not bring the code back:\n%s", code)
 	}
 }
+
+// TestGitignoreEditSaid: the agent adds `src/` to the root .gitignore with
+// the Edit tool. hooks.json's `if: "Edit(**/.gitignore)"` starts
+// posttooluse for it in real Claude Code, which tells the model that the
+// change is the user's to accept, and carries it to the next session.
+func TestGitignoreEditSaid(t *testing.T) { eachRelease(t, testGitignoreEditSaid) }
+
+func testGitignoreEditSaid(t *testing.T, rel claudecli.Release) {
+	srv := newServer(t)
+	var project string
+	srv.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Edit", map[string]any{"file_path": filepath.Join(project, ".gitignore"), "old_string": "dist/", "new_string": "dist/\nsrc/"})}
+		},
+		say("Done."),
+	}
+	opt := options{mode: "acceptEdits", files: map[string]string{
+		"tasks.md":    verifyTasks,
+		".gitignore":  "dist/\n",
+		"src/main.go": "package main\n",
+	}}
+	opt.setup = func(s *session, env []string) { project = s.project }
+	s, out := runHeadless(t, rel.Path, srv, opt, "Ignore src/.", 2*time.Minute)
+	t.Logf("claude -p printed: %q", out)
+	said := false
+	for _, r := range srv.mainRequests() {
+		said = said || strings.Contains(string(r), "[rodin] This Edit changed .gitignore")
+	}
+	if !said {
+		t.Fatalf("no request to the model says the Edit of .gitignore is carried\n%s", srv.summary())
+	}
+	carried, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline", "verify", "gitignore-carried.json"))
+	if len(carried) == 0 {
+		t.Fatal("the .gitignore before the Edit was not carried")
+	}
+}

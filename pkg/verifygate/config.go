@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/realpath"
+	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/project"
 	"github.com/rodin-gate/rodin/pkg/safefile"
@@ -159,19 +162,8 @@ func (s *Session) watchConfig(st *tickState) (carried []string) {
 		return nil
 	}
 	now := seeConfig(s.Root)
-	if now.gi != st.cfg.gi && s.byTime(now.gistat[0]).mine {
-		// Before is the .gitignore the session judges with (Session.tree):
-		// the file's at its start, or a carry's in force then. A change
-		// back to it carries nothing.
-		before, err := safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
-		switch {
-		case err != nil && !os.IsNotExist(err):
-		case sumOf(before) == now.gi || len(before) == 0 && now.gi == "":
-			ledger.SetGitignoreCarry(s.Data, s.Root, nil)
-		default:
-			ledger.SetGitignoreCarry(s.Data, s.Root, &ledger.GitignoreCarry{Root: s.Root, Before: string(before), After: now.gi, Time: time.Now().UnixNano()})
-			carried = append(carried, ".gitignore")
-		}
+	if now.gi != st.cfg.gi && s.byTime(now.gistat[0]).mine && s.carryGitignore(now.gi) {
+		carried = append(carried, ".gitignore")
 	}
 	if now.sum != st.cfg.sum {
 		if s.byTime(now.stat[0]).mine {
@@ -206,6 +198,57 @@ func AcceptConfigFile(data, root string) error {
 		return err
 	}
 	return ledger.SetConfigCarry(data, root, nil)
+}
+
+// carryGitignore carries the .gitignore the session judges with
+// (Session.tree: the file's at its start, or a carry's in force then) past
+// an agent's change that left the file with the SHA-256 now; a change back
+// to it carries nothing. It reports whether it carried one.
+func (s *Session) carryGitignore(now string) bool {
+	before, err := safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
+	switch {
+	case err != nil && !os.IsNotExist(err):
+		return false
+	case sumOf(before) == now || len(before) == 0 && now == "":
+		ledger.SetGitignoreCarry(s.Data, s.Root, nil)
+		return false
+	}
+	ledger.SetGitignoreCarry(s.Data, s.Root, &ledger.GitignoreCarry{Root: s.Root, Before: string(before), After: now, Time: time.Now().UnixNano()})
+	return true
+}
+
+// gitignoreWritten is PostEdit for the root .gitignore, written by a file
+// tool of the agent's (hooks.json starts it for `**/.gitignore`): the
+// change is carried as a Bash command's is (watchConfig), and said.
+func gitignoreWritten(in hookio.Input, getenv func(string) string, path string) hookio.PostOutcome {
+	data := evidence.DataDir(getenv)
+	st, err := loadTicks(data, in.SessionID())
+	if data == "" || st == nil || err != nil {
+		return hookio.PostOutcome{}
+	}
+	root := filepath.Join(st.root, ".gitignore")
+	if path != root {
+		if target, err := realpath.Eval(path); err != nil || target != root {
+			return hookio.PostOutcome{}
+		}
+	}
+	s, err := Open(getenv, in.SessionID(), in.Cwd())
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	carried := false
+	updateTicks(data, s.ID, func(st *tickState) error {
+		gi, stat := seeGitignore(s.Root)
+		if gi != st.cfg.gi {
+			carried = s.carryGitignore(gi)
+		}
+		st.cfg.gi, st.cfg.gistat = gi, stat
+		return nil
+	})
+	if !carried {
+		return hookio.PostOutcome{}
+	}
+	return hookio.PostOutcome{Context: "[rodin] This " + in.ToolName() + " changed .gitignore, which the verify gate reads for what makes a check stale, and which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."}
 }
 
 // GitignoreCarried says, for SessionStart, that the root .gitignore a

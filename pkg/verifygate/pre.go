@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -142,6 +143,9 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 // the session's record, and the file only when it is a task file.
 func PostEdit(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	path := in.Get("tool_input.file_path").String()
+	if filepath.Base(path) == ".gitignore" && !Off(getenv) && hookio.ValidSessionID(in.SessionID()) {
+		return gitignoreWritten(in, getenv, path)
+	}
 	if !strings.HasSuffix(path, ".md") || Off(getenv) || !hookio.ValidSessionID(in.SessionID()) {
 		return hookio.PostOutcome{}
 	}
