@@ -274,6 +274,18 @@ func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 	})
 }
 
+// IgnoresPath reports whether the walk leaves rel (slash-separated,
+// relative to the root) out: it, or a folder above it, is ignored.
+func (t *Tree) IgnoresPath(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for i := 1; i < len(parts); i++ {
+		if t.ignored(strings.Join(parts[:i], "/"), true) {
+			return true
+		}
+	}
+	return t.ignored(rel, false) || t.ignored(rel, true)
+}
+
 func (t *Tree) ignored(rel string, dir bool) bool {
 	for _, g := range t.ignore {
 		if g.dirOnly && !dir {

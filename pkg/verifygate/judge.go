@@ -867,6 +867,10 @@ type Finding struct {
 	Run     *ledger.Run  // the latest run that speaks for it
 	Via     string       // "rodin verify V4" when that run was rodin verify
 	Stale   freshness.Change
+	// IgnoredNow is set when the root .gitignore as it is now ignores
+	// Stale's path and the one the session judges with does not (a change
+	// of .gitignore counts from a later session, the user accepting it).
+	IgnoredNow bool
 	// Near is, when no run speaks for it, the newest command of the
 	// session that holds it but does not count (piped, chained,
 	// redirected), so that the message says why.
@@ -986,8 +990,15 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	}
 	if len(walkTimes) > 0 {
 		changes := freshness.Newest(s.tree(), walkTimes)
+		var now *project.Tree
 		for i, c := range changes {
 			walkRefs[i].Stale = c
+			if c.Path != "" {
+				if now == nil {
+					now = project.NewTree(s.Root, s.Config)
+				}
+				walkRefs[i].IgnoredNow = now.IgnoresPath(c.Path)
+			}
 		}
 	}
 	return out, nil
@@ -1699,7 +1710,11 @@ func (v Verdict) Explain() string {
 				parts = append(parts, fmt.Sprintf("%s failed (%s)", what, how))
 			}
 		case f.Stale.Path != "":
-			parts = append(parts, fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path))
+			stale := fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path)
+			if f.IgnoredNow {
+				stale += fmt.Sprintf(" (the root .gitignore ignores it now, but this session judges with the one it began with: a change of .gitignore counts from the next session once the user accepts it, `%s %s`)", WaiveCommand, AcceptConfig)
+			}
+			parts = append(parts, stale)
 		}
 	}
 	out := fmt.Sprintf("%s (%s line %d): %s", v.Task.Name(), v.File, v.Task.Line, strings.Join(parts, "; "))
