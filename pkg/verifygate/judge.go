@@ -1288,23 +1288,36 @@ func (s *Session) lookVerifyRan(r *ledger.Run, cmd, file, c string) bool {
 		}
 	}
 	for _, rel := range files {
-		if rel != "" && s.verifyRanIn(rel, id, r, c, file) {
+		if rel != "" && s.verifyRanIn(rel, rel, id, r, c, file) {
 			return true
 		}
+	}
+	// The file it named is gone (the spec folder moved since, `git mv`):
+	// it speaks for the same task in the file being judged, as the run
+	// summed it under the name it had.
+	if named := files[0]; fileArg != "" && named != "" && named != file && s.gone(named) {
+		return s.verifyRanIn(file, named, id, r, c, file)
 	}
 	return false
 }
 
-// verifyRanIn reports whether the task id names in rel, as the run's sum has it,
-// ran command c where c of file runs (lookVerifyRan).
-func (s *Session) verifyRanIn(rel, id string, r *ledger.Run, c, file string) bool {
+// gone reports whether the task file rel is not there now.
+func (s *Session) gone(rel string) bool {
+	_, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+	return os.IsNotExist(err)
+}
+
+// verifyRanIn reports whether the task id names in rel, as the run's sum has it
+// (summed as the task of the file named, rel unless it moved), ran command c
+// where c of file runs (lookVerifyRan).
+func (s *Session) verifyRanIn(rel, named, id string, r *ledger.Run, c, file string) bool {
 	idOf, _, _ := strings.Cut(id, "#")
 	want := Normalize(c)
 	for _, a := range s.tasksIn(rel) {
 		if a.Ref != id && (!tasks.Positional(id) || a.ID == "" || a.ID != idOf) {
 			continue
 		}
-		if s.taskSum(rel, a) != r.PromptSum {
+		if s.taskSumAs(rel, named, a) != r.PromptSum {
 			continue
 		}
 		ticked := a

@@ -282,10 +282,14 @@ func verifiedTask(getenv func(string) string, in hookio.Input, cmd string) strin
 // (NeedOf as its tick is judged: a task new since the session began runs
 // those of the tasks gone from its file too). A run made before a task it
 // now stands for was gone ran less, and speaks for it no more.
-func (s *Session) taskSum(file string, t tasks.Task) string {
+func (s *Session) taskSum(file string, t tasks.Task) string { return s.taskSumAs(file, file, t) }
+
+// taskSumAs is taskSum of a task of file, summed under the name named (a
+// file moved since `rodin verify` named it).
+func (s *Session) taskSumAs(file, named string, t tasks.Task) string {
 	ticked := t
 	ticked.Checked = true
-	return ledger.SumPrompt("rodin verify\x00" + file + "\x00" + t.PlaceFree() + "\x00" + s.ChecksDigest(file, s.NeedOf(file, ticked)))
+	return ledger.SumPrompt("rodin verify\x00" + named + "\x00" + t.PlaceFree() + "\x00" + s.ChecksDigest(file, s.NeedOf(file, ticked)))
 }
 
 // RecordSkillShell records a skill's or command's inline shell command as
