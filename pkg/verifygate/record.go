@@ -139,26 +139,62 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
-// onlyFromCommits reports whether every part of a command is a git
-// command that brings files from commits, run as `git` itself (not a
-// program of the project's, not after a variable set for it, not with
-// options that stand for another command): a command that also runs
-// anything else (`sed …; git stash list`) may have written a box itself.
-// It is what gives a box its earlier tick back (owner.restores).
+// onlyFromCommits reports whether a command is git alone bringing files
+// from commits: each part a git command (run as `git` itself, `-C DIR`
+// and `--no-pager` aside: no program of the project's, no variable set for
+// it, no `-c` that stands for another command), a `cd` into a folder, or
+// a tail that only shows output (`| tail -5`, `2>&1`); no command
+// substitution anywhere. A command that also runs anything else (`sed …;
+// git stash list`) may have written a box itself. It is what gives a box
+// its earlier tick back (owner.restores).
 func onlyFromCommits(cmd string) bool {
-	any := false
+	if strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") || strings.Contains(cmd, "<(") || strings.Contains(cmd, ">(") {
+		return false
+	}
+	cmd = strings.NewReplacer("2>&1", " ", "1>&2", " ", ">&2", " ", ">&1", " ").Replace(cmd) // not a `&`
+	brings := false
 	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '|' || r == '\n' }) {
-		f := strings.Fields(part)
+		var f []string
+		for _, w := range strings.Fields(part) {
+			if !strings.ContainsAny(w, "<>") { // 2>&1, >/dev/null: where output goes
+				f = append(f, w)
+			}
+		}
 		if len(f) == 0 {
 			continue
 		}
-		if f[0] != "git" || len(f) < 2 {
+		switch f[0] {
+		case "cd", "pushd", "popd":
+			if len(f) > 2 {
+				return false
+			}
+			continue
+		case "tail", "head", "cat":
+			if len(f) > 3 {
+				return false
+			}
+			continue
+		case "git":
+		default:
 			return false
 		}
-		switch f[1] {
+		f = f[1:]
+		for len(f) > 0 && (f[0] == "-C" || f[0] == "--no-pager") {
+			if f[0] == "-C" {
+				if len(f) < 2 {
+					return false
+				}
+				f = f[1:]
+			}
+			f = f[1:]
+		}
+		if len(f) == 0 {
+			return false
+		}
+		switch f[0] {
 		case "merge", "pull", "checkout", "switch", "rebase", "cherry-pick", "reset", "restore", "revert", "am":
 		case "stash":
-			if len(f) > 2 && f[2] != "pop" && f[2] != "apply" && f[2] != "push" && f[2] != "save" && !strings.HasPrefix(f[2], "-") {
+			if len(f) > 1 && f[1] != "pop" && f[1] != "apply" && f[1] != "push" && f[1] != "save" && !strings.HasPrefix(f[1], "-") {
 				return false
 			}
 		case "status", "log", "diff", "add", "commit", "fetch", "show", "branch":
@@ -166,9 +202,9 @@ func onlyFromCommits(cmd string) bool {
 		default:
 			return false
 		}
-		any = true
+		brings = true
 	}
-	return any
+	return brings
 }
 
 // RecordAgent records a subagent launched in the background as a
