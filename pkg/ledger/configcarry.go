@@ -109,6 +109,14 @@ func SetGitignoreCarry(data, root string, c *GitignoreCarry) error {
 	return safefile.WriteAtomic(gitignoreCarryPath(data), js, 0o600)
 }
 
+// UserGitignorePath is where the verify gate keeps the root .gitignore as
+// someone else (the user in an editor) last left it during a session: an
+// agent's change is measured from it, and a command of the agent's that
+// brings it back (`git stash pop`) changes nothing.
+func UserGitignorePath(data, session string) string {
+	return filepath.Join(Dir(data), session+".gitignore-user")
+}
+
 // GitignorePath is where the verify gate keeps the root .gitignore a
 // session began with (empty when there was none).
 func GitignorePath(data, session string) string {

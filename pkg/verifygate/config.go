@@ -162,8 +162,16 @@ func (s *Session) watchConfig(st *tickState) (carried []string) {
 		return nil
 	}
 	now := seeConfig(s.Root)
-	if now.gi != st.cfg.gi && s.byTime(now.gistat[0]).mine && s.carryGitignore(now.gi) {
-		carried = append(carried, ".gitignore")
+	if now.gi != st.cfg.gi {
+		if s.byTime(now.gistat[0]).mine {
+			if s.carryGitignore(now.gi) {
+				carried = append(carried, ".gitignore")
+			}
+		} else if b, err := safefile.ReadFile(filepath.Join(s.Root, ".gitignore"), 1<<20); err == nil || os.IsNotExist(err) {
+			// Someone else's (the user's editor): an agent's change after
+			// it is measured from it.
+			safefile.WriteAtomic(ledger.UserGitignorePath(s.Data, s.ID), b, 0o600)
+		}
 	}
 	if now.sum != st.cfg.sum {
 		if s.byTime(now.stat[0]).mine {
@@ -200,12 +208,16 @@ func AcceptConfigFile(data, root string) error {
 	return ledger.SetConfigCarry(data, root, nil)
 }
 
-// carryGitignore carries the .gitignore the session judges with
-// (Session.tree: the file's at its start, or a carry's in force then) past
-// an agent's change that left the file with the SHA-256 now; a change back
-// to it carries nothing. It reports whether it carried one.
+// carryGitignore carries the .gitignore as someone else last left it
+// (ledger.UserGitignorePath), else the one the session judges with
+// (Session.tree: the file's at its start, or a carry's in force then),
+// past an agent's change that left the file with the SHA-256 now; a change
+// back to it carries nothing. It reports whether it carried one.
 func (s *Session) carryGitignore(now string) bool {
-	before, err := safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
+	before, err := safefile.ReadFile(ledger.UserGitignorePath(s.Data, s.ID), 1<<20)
+	if os.IsNotExist(err) {
+		before, err = safefile.ReadFile(ledger.GitignorePath(s.Data, s.ID), 1<<20)
+	}
 	switch {
 	case err != nil && !os.IsNotExist(err):
 		return false
