@@ -442,10 +442,16 @@ func acceptConfigFile(e *env, pos []string) error {
 	if s.Data == "" {
 		return withHint(errors.New("rodin has no data directory to keep the acceptance in"), "start a Claude Code session with the plugin once, or set CLAUDE_PLUGIN_DATA")
 	}
-	if err := verifygate.AcceptConfigFile(s.Data, s.Root); err != nil {
+	cwd, _ := os.Getwd()
+	root, ok := verifygate.CarriedRoot(s.Data, cwd)
+	if !ok {
+		fmt.Fprintf(e.stdout, "nothing to accept: rodin carries no change an agent made of %s or .gitignore for %s or a folder above it\n", project.ConfigFile, cwd)
+		return nil
+	}
+	if err := verifygate.AcceptConfigFile(s.Data, root); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "accepted %s and .gitignore as they stand: the verify gate uses them from the next session\n", project.ConfigFile)
+	fmt.Fprintf(e.stdout, "accepted %s and .gitignore of %s as they stand: the verify gate uses them from the next session\n", project.ConfigFile, root)
 	return nil
 }
 

@@ -263,6 +263,30 @@ func gitignoreWritten(in hookio.Input, getenv func(string) string, path string) 
 	return hookio.PostOutcome{Context: "[rodin] This " + in.ToolName() + " changed .gitignore, which the verify gate reads for what makes a check stale, and which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."}
 }
 
+// CarriedRoot is the project, dir or the nearest folder above it, whose
+// configuration or root .gitignore an agent changed and rodin carries
+// (`rodin waive --config` is run from anywhere in the project); false when
+// none is.
+func CarriedRoot(data, dir string) (string, bool) {
+	cs, _ := ledger.ConfigCarries(data)
+	gs, _ := ledger.GitignoreCarries(data)
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		for _, c := range cs {
+			if c.Root == d {
+				return d, true
+			}
+		}
+		for _, g := range gs {
+			if g.Root == d {
+				return d, true
+			}
+		}
+		if d == filepath.Dir(d) {
+			return "", false
+		}
+	}
+}
+
 // GitignoreCarried says, for SessionStart, that the root .gitignore a
 // check's freshness is judged with is the one before an agent's change.
 const GitignoreCarried = "an agent changed .gitignore in an earlier session, so the verify gate judges which changes make a check stale by the .gitignore it had before (an agent alone may not hide code from the checks); when the change is right, the user accepts it by running `rodin waive --config` at a terminal of their own, or by typing `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code"
