@@ -147,6 +147,17 @@ func LoadConfig(root string) (Config, error) {
 			c = *file.Verify
 		}
 	}
+	// An ignore entry written the .gitignore way, a folder with a slash
+	// after it (`dist/`), is that folder at any depth (`**/dist`), or
+	// under the root when it names a path (`web/dist/`).
+	for i, g := range c.Ignore {
+		if d, ok := strings.CutSuffix(g, "/"); ok && d != "" && !strings.HasSuffix(d, "/") {
+			if !strings.Contains(d, "/") {
+				d = "**/" + d
+			}
+			c.Ignore[i] = strings.TrimPrefix(d, "/")
+		}
+	}
 	for _, g := range append(append([]string{}, c.TaskFiles...), c.Ignore...) {
 		if _, err := path.Match(strings.ReplaceAll(g, "**", "x"), ""); err != nil || g == "" || strings.HasPrefix(g, "/") {
 			return c, fmt.Errorf("%s: %q is not a glob relative to the project root", ConfigFile, g)
