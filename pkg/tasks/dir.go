@@ -96,7 +96,9 @@ func RunDir(root, file, c string) string {
 // RunDirFound is RunDir, and whether the command's place is settled by
 // the files as they are: false for a command that names a file found in
 // no folder from the task file's up to the root (a build may make it),
-// which runs at the root until then.
+// and for one a manifest runs that the root's cannot (`npm test` with no
+// test script at the root: a package made since may have it), which run
+// at the root until then.
 func RunDirFound(root, file, c string) (string, bool) { return runDir(root, file, c) }
 
 func runDir(root, file, c string) (string, bool) {
@@ -105,11 +107,17 @@ func runDir(root, file, c string) (string, bool) {
 	if prog != "" {
 		named = fileOf(prog, args)
 	}
+	atRoot := func() (string, bool) {
+		if named != "" {
+			return root, FoundIn(root, c)
+		}
+		return root, prog == "" || !manifestRun(prog, args) || runsIn(root, prog, args)
+	}
 	if PackageDir(root, file) == root {
-		return root, named == "" || FoundIn(root, c)
+		return atRoot()
 	}
 	if prog == "" {
-		return root, true
+		return atRoot()
 	}
 	// The directories from the task file's up to the root's (excluded):
 	// the nearest whose files or manifest are the command's is its
@@ -133,7 +141,7 @@ func runDir(root, file, c string) (string, bool) {
 				return d, true
 			}
 		}
-		return root, FoundIn(root, c)
+		return atRoot()
 	}
 	for _, d := range dirs {
 		if !runsIn(d, prog, args) {
@@ -147,7 +155,7 @@ func runDir(root, file, c string) (string, bool) {
 		}
 		return root, true
 	}
-	return root, true
+	return atRoot()
 }
 
 // workspaceOf reports whether dir is one of the npm workspaces the root's
@@ -192,6 +200,20 @@ func workspaceOf(root, dir string) bool {
 		if ok, _ := path.Match(g, rel); ok {
 			return true
 		}
+	}
+	return false
+}
+
+// manifestRun reports whether a project's manifest is what runs the
+// program (runsIn knows its manifest): npm, go, make, pytest and the like.
+func manifestRun(prog string, args []string) bool {
+	base := filepath.Base(prog)
+	if (base == "python" || base == "python3") && len(args) > 1 && args[0] == "-m" {
+		base = args[1]
+	}
+	switch base {
+	case "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "go", "cargo", "make", "pytest", "tox", "ruff", "mypy", "poetry", "uv", "hatch", "mvn", "gradle", "composer", "bundle", "rake", "rspec", "deno", "mix":
+		return true
 	}
 	return false
 }

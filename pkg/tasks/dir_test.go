@@ -59,11 +59,11 @@ func TestRunDir(t *testing.T) {
 }
 
 // TestRunDirFound: a command that names a file found in no folder from the
-// task file's up to the root is not settled yet (a build may make it); any
-// other command's place is.
+// task file's up to the root is not settled yet (a build may make it), nor
+// one a manifest runs that the root's cannot; any other command's place is.
 func TestRunDirFound(t *testing.T) {
 	root := t.TempDir()
-	for rel, text := range map[string]string{"packages/api/package.json": `{"scripts": {"test": "x"}}`, "packages/api/check.sh": "", "smoke.sh": ""} {
+	for rel, text := range map[string]string{"packages/api/package.json": `{"scripts": {"test": "x"}}`, "packages/api/check.sh": "", "smoke.sh": "", "go.mod": "module x\n"} {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -81,7 +81,9 @@ func TestRunDirFound(t *testing.T) {
 		{"packages/api/tasks.md", "sh smoke.sh", true}, // at the root
 		{"packages/api/tasks.md", "sh dist/smoke.sh", false},
 		{"specs/001/tasks.md", "sh dist/smoke.sh", false},
-		{"specs/001/tasks.md", "go test ./...", true},
+		{"specs/001/tasks.md", "go test ./...", true}, // the root's go.mod runs it
+		{"specs/001/tasks.md", "npm test", false},     // no root package.json: a package made since may run it
+		{"specs/001/tasks.md", "unit-tests", true},    // a program no manifest runs
 		{"tasks.md", "sh smoke.sh", true},
 	} {
 		if _, found := RunDirFound(root, c.file, c.cmd); found != c.found {
