@@ -31,16 +31,23 @@ func ConfigCarries(data string) ([]ConfigCarry, error) {
 
 // SetConfigCarry keeps c in place of root's, or drops root's when c is nil.
 func SetConfigCarry(data, root string, c *ConfigCarry) error {
-	all, err := ConfigCarries(data)
+	return setForRoot(data, configCarryPath(data), root, c, func(o ConfigCarry) string { return o.Root })
+}
+
+// setForRoot keeps item in place of root's in the list at path, or drops
+// root's when item is nil; a damaged list starts again from what is known
+// now, and the list holds MaxCarried projects at most.
+func setForRoot[T any](data, path, root string, item *T, rootOf func(T) string) error {
+	all, err := readList[T](path)
 	if err != nil {
 		all = nil // damaged: start again from what is known now
 	}
-	all = slices.DeleteFunc(all, func(o ConfigCarry) bool { return o.Root == root })
-	if c == nil && err == nil && !exists(configCarryPath(data)) {
+	all = slices.DeleteFunc(all, func(o T) bool { return rootOf(o) == root })
+	if item == nil && err == nil && !exists(path) {
 		return nil
 	}
-	if c != nil {
-		all = append(all, *c)
+	if item != nil {
+		all = append(all, *item)
 	}
 	if len(all) > MaxCarried {
 		all = all[len(all)-MaxCarried:]
@@ -52,7 +59,7 @@ func SetConfigCarry(data, root string, c *ConfigCarry) error {
 	if err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(configCarryPath(data), js, 0o600)
+	return safefile.WriteAtomic(path, js, 0o600)
 }
 
 func exists(p string) bool {
@@ -85,28 +92,7 @@ func GitignoreCarries(data string) ([]GitignoreCarry, error) {
 // SetGitignoreCarry keeps c in place of root's, or drops root's when c is
 // nil.
 func SetGitignoreCarry(data, root string, c *GitignoreCarry) error {
-	all, err := GitignoreCarries(data)
-	if err != nil {
-		all = nil // damaged: start again from what is known now
-	}
-	all = slices.DeleteFunc(all, func(o GitignoreCarry) bool { return o.Root == root })
-	if c == nil && err == nil && !exists(gitignoreCarryPath(data)) {
-		return nil
-	}
-	if c != nil {
-		all = append(all, *c)
-	}
-	if len(all) > MaxCarried {
-		all = all[len(all)-MaxCarried:]
-	}
-	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
-		return err
-	}
-	js, err := json.Marshal(all)
-	if err != nil {
-		return err
-	}
-	return safefile.WriteAtomic(gitignoreCarryPath(data), js, 0o600)
+	return setForRoot(data, gitignoreCarryPath(data), root, c, func(o GitignoreCarry) string { return o.Root })
 }
 
 // UserGitignorePath is where the verify gate keeps the root .gitignore as
@@ -151,26 +137,8 @@ func LastReadConfig(data, root string) (json.RawMessage, bool) {
 // SetLastReadConfig keeps cfg as root's configuration as last read; it
 // writes only when that changed.
 func SetLastReadConfig(data, root string, cfg json.RawMessage) error {
-	all, err := readList[ReadConfig](readConfigPath(data))
-	if err != nil {
-		all = nil
+	if last, ok := LastReadConfig(data, root); ok && string(last) == string(cfg) {
+		return nil
 	}
-	for _, c := range all {
-		if c.Root == root && string(c.Config) == string(cfg) {
-			return nil
-		}
-	}
-	all = slices.DeleteFunc(all, func(o ReadConfig) bool { return o.Root == root })
-	all = append(all, ReadConfig{Root: root, Config: cfg})
-	if len(all) > MaxCarried {
-		all = all[len(all)-MaxCarried:]
-	}
-	if err := os.MkdirAll(Dir(data), 0o700); err != nil {
-		return err
-	}
-	js, err := json.Marshal(all)
-	if err != nil {
-		return err
-	}
-	return safefile.WriteAtomic(readConfigPath(data), js, 0o600)
+	return setForRoot(data, readConfigPath(data), root, &ReadConfig{Root: root, Config: cfg}, func(o ReadConfig) string { return o.Root })
 }
