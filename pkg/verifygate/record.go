@@ -143,23 +143,23 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 // from commits: each part a git command (run as `git` itself, `-C DIR`
 // and `--no-pager` aside: no program of the project's, no variable set for
 // it, no `-c` that stands for another command), a `cd` into a folder, or
-// a tail that only shows output (`| tail -5`, `2>&1`); no command
-// substitution anywhere. A command that also runs anything else (`sed …;
+// a tail that only shows output (`| tail -5`, `2>&1`, `>/dev/null`); no
+// command substitution and no other redirection anywhere. A command that also runs anything else (`sed …;
 // git stash list`) may have written a box itself. It is what gives a box
 // its earlier tick back (owner.restores).
 func onlyFromCommits(cmd string) bool {
 	if strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") || strings.Contains(cmd, "<(") || strings.Contains(cmd, ">(") {
 		return false
 	}
-	cmd = strings.NewReplacer("2>&1", " ", "1>&2", " ", ">&2", " ", ">&1", " ").Replace(cmd) // not a `&`
+	// Output sent nowhere, or to the terminal, is no write; any other
+	// redirection may write a task file (`cat ticked.md > tasks.md`).
+	cmd = strings.NewReplacer("2>&1", " ", "1>&2", " ", ">&2", " ", ">&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "2> /dev/null", " ", "> /dev/null", " ").Replace(cmd)
+	if strings.ContainsAny(cmd, "<>") {
+		return false
+	}
 	brings := false
 	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '&' || r == '|' || r == '\n' }) {
-		var f []string
-		for _, w := range strings.Fields(part) {
-			if !strings.ContainsAny(w, "<>") { // 2>&1, >/dev/null: where output goes
-				f = append(f, w)
-			}
-		}
+		f := strings.Fields(part)
 		if len(f) == 0 {
 			continue
 		}
