@@ -123,6 +123,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 	if s.noRecord {
 		msg += " (rodin's record of who ticked which box in this session is missing or damaged, so it judged every box ticked since the session began as the code stands.)"
 	}
+	msg += s.broughtFromCommits(bad)
 	if !again {
 		if in.HookEventName() == "TaskCompleted" {
 			return hookio.StopOutcome{Block: true, Reason: msg + " " + s.fixRun(bad) + "; or leave the task open until they pass."}
@@ -145,6 +146,23 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		out += "; it could not untick " + failed + ": these tasks are unverified"
 	}
 	return hookio.StopOutcome{SystemMessage: out + "."}
+}
+
+// broughtFromCommits says which of vs came in with a git command (a
+// merge or a pull may bring a teammate's ticks), and how the user keeps
+// such a tick; "" when none did.
+func (s *Session) broughtFromCommits(vs []Verdict) string {
+	st, err := loadTicks(s.Data, s.ID)
+	if st == nil || err != nil {
+		return ""
+	}
+	var out string
+	for _, v := range vs {
+		if b, ok := st.boxes[boxKey{v.File, v.Task.Key()}]; ok && b.via != "" {
+			out += fmt.Sprintf(" (%s came in with `%s`: a tick a command brings from commits is judged as the agent's; if it is a teammate's, the user keeps it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code.)", v.Task.Name(), b.via, WaiveCommand, v.Task.Ref, v.File)
+		}
+	}
+	return out
 }
 
 // unverifiable is the outcome when rodin cannot judge: block once with

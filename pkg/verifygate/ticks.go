@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rodin-gate/rodin/pkg/freshness"
+	"github.com/rodin-gate/rodin/pkg/hookio"
 	"github.com/rodin-gate/rodin/pkg/ledger"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
@@ -47,6 +48,9 @@ type box struct {
 	// of its commands (placeOf): a step deleted or added above it changes
 	// its key, not these, and the box moves with it.
 	words, runs string
+	// via is the git command that brought a box judged unjustified from
+	// commits (a teammate's tick, perhaps), for the stop's message.
+	via string
 }
 
 // unread is a task file the agent changed and rodin could not read: its
@@ -94,7 +98,7 @@ func newTickState() *tickState {
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
-// `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS"]`, `u TIME "AGENT" "FILE" "WHY"`,
+// `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS" ["VIA"]]`, `u TIME "AGENT" "FILE" "WHY"`,
 // `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`,
 // `p MARK TIME "AGENT" "FILE" "WORDS" "RUNS"`.
 func (st *tickState) MarshalText() []byte {
@@ -124,8 +128,11 @@ func (st *tickState) MarshalText() []byte {
 	for _, k := range keys {
 		x := st.boxes[k]
 		fmt.Fprintf(&b, "b %c %d %s %s %s", x.mark, x.time, strconv.Quote(x.agent), strconv.Quote(k.file), strconv.Quote(k.key))
-		if x.words != "" {
+		if x.words != "" || x.via != "" {
 			fmt.Fprintf(&b, " %s %s", strconv.Quote(x.words), strconv.Quote(x.runs))
+		}
+		if x.via != "" {
+			fmt.Fprintf(&b, " %s", strconv.Quote(x.via))
 		}
 		b.WriteByte('\n')
 	}
@@ -190,11 +197,14 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.globs = append(st.globs, f[0])
 		case line[0] == 'f' && len(f) == 3:
 			st.files[f[2]] = [2]int64{num(f[0]), num(f[1])}
-		case line[0] == 'b' && len(f) >= 5 && len(f) <= 7 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
+		case line[0] == 'b' && len(f) >= 5 && len(f) <= 8 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
 			// (Six fields: a development build's, its sixth not read.)
 			x := box{mark: f[0][0], time: num(f[1]), agent: f[2]}
-			if len(f) == 7 {
+			if len(f) >= 7 {
 				x.words, x.runs = f[5], f[6]
+			}
+			if len(f) == 8 {
+				x.via = f[7]
 			}
 			st.boxes[boxKey{f[3], f[4]}] = x
 		case line[0] == 'u' && len(f) == 4:
@@ -350,8 +360,9 @@ type owner struct {
 	tool  string
 	// restores: the change is a Bash command's that brings files from
 	// commits (onlyFromCommits), which gives a box the agent unticked the
-	// tick it had (tickState.past).
+	// tick it had (tickState.past); command is that command.
 	restores bool
+	command  string
 }
 
 // look compares a task file as it is now with what the state last saw of
@@ -511,7 +522,11 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		} else {
 			ledger.AppendClaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: v.Task.Key(), Agent: o.agent, Runs: runsOf(v.Task)})
 		}
-		st.boxes[boxKey{rel, v.Task.Key()}] = placed(box{mark: m, time: now, agent: o.agent}, v.Task)
+		x := placed(box{mark: m, time: now, agent: o.agent}, v.Task)
+		if m == markBad && o.restores {
+			x.via = hookio.Clip(o.command, 80)
+		}
+		st.boxes[boxKey{rel, v.Task.Key()}] = x
 	}
 	return bad, ""
 }
@@ -739,7 +754,10 @@ func (s *Session) byTime(mod int64) owner {
 		return owner{mine: true}
 	}
 	if w, ok := ledger.Attribute(ws, mod); ok {
-		return owner{mine: true, agent: w.Agent, restores: w.Background == "" && onlyFromCommits(w.Command)}
+		if w.Background == "" && onlyFromCommits(w.Command) {
+			return owner{mine: true, agent: w.Agent, restores: true, command: w.Command}
+		}
+		return owner{mine: true, agent: w.Agent}
 	}
 	if s.Damaged > 0 {
 		// The damage may have taken the window that explains it.

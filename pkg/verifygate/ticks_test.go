@@ -156,6 +156,8 @@ func TestTicksRecordRoundTrip(t *testing.T) {
 	st.since, st.root, st.globs = 7, "/p", []string{"**/tasks.md"}
 	st.files["tasks.md"] = [2]int64{-9, 120}
 	st.boxes[boxKey{"tasks.md", "V1"}] = box{mark: markOK, time: 8, agent: "a1", words: "w1", runs: "r1"}
+	st.boxes[boxKey{"tasks.md", "V2"}] = box{mark: markBad, time: 9, words: "w2", runs: "r2", via: "git pull --rebase"}
+	st.boxes[boxKey{"tasks.md", "V3"}] = box{mark: markBad, time: 9, via: "git merge main"}
 	st.unread["big.md"] = unread{time: 9, why: "too \"large\""}
 	st.accepted[boxKey{"tasks.md", "V2"}] = "r2"
 	st.cfg = configSeen{sum: "s", stat: [2]int64{1, 2}}
