@@ -428,7 +428,9 @@ type Baseline struct {
 	// manifest or file written since (a decoy go.mod beside a spec) does
 	// not move a command. A file directly in the root has no entry (its
 	// commands always run there); a command not noted (new since, or naming
-	// a file found nowhere yet) runs where it runs now.
+	// a file found nowhere yet) runs where it runs now; one noted "?" (the
+	// root's manifest could not run it) runs in one of the root's
+	// workspaces when one runs it now, else at the root.
 	Dirs map[string]map[string]string `json:"dirs,omitempty"`
 }
 

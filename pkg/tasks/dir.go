@@ -204,6 +204,17 @@ func workspaceOf(root, dir string) bool {
 	return false
 }
 
+// RootCannotRun reports whether c is a command a manifest runs (npm, go,
+// make, pytest, …) that the root's manifest does not run.
+func RootCannotRun(root, c string) bool {
+	prog, args := progArgs(c)
+	return prog != "" && fileOf(prog, args) == "" && manifestRun(prog, args) && !runsIn(root, prog, args)
+}
+
+// WorkspaceOf reports whether dir is one of the npm or pnpm workspaces
+// the root names (workspaceOf).
+func WorkspaceOf(root, dir string) bool { return workspaceOf(root, dir) }
+
 // manifestRun reports whether a project's manifest is what runs the
 // program (runsIn knows its manifest): npm, go, make, pytest and the like.
 func manifestRun(prog string, args []string) bool {

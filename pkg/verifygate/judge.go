@@ -224,8 +224,16 @@ func (s *Session) startDir(file, c string) (string, bool) {
 		return "", false
 	}
 	d, ok := s.Baseline.Dirs[file][c]
-	if !ok {
+	switch {
+	case !ok:
 		return "", false
+	case d == "?":
+		// The root could not run it when the session began: a package
+		// made since, one of the root's workspaces, may; no other folder.
+		if now := tasks.RunDir(s.Root, file, c); now != s.Root && tasks.WorkspaceOf(s.Root, now) {
+			return now, true
+		}
+		return s.Root, true
 	}
 	return filepath.Join(s.Root, filepath.FromSlash(d)), true
 }

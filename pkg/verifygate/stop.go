@@ -864,9 +864,14 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 			return
 		}
 		// A command naming a file found nowhere yet runs where a build
-		// puts it: not noted.
+		// puts it: not noted. One the root's manifest cannot run is noted
+		// "?": it runs where it runs now only in one of the root's
+		// workspaces (a package made since), else at the root.
 		dir, found := tasks.RunDirFound(root, rel, c)
 		if !found {
+			if tasks.RootCannotRun(root, c) {
+				byCmd[c] = "?"
+			}
 			return
 		}
 		d, err := filepath.Rel(root, dir)
