@@ -163,7 +163,9 @@ func (s *Session) watchConfig(st *tickState) (carried []string) {
 	}
 	now := seeConfig(s.Root)
 	if now.gi != st.cfg.gi {
-		if s.byTime(now.gistat[0]).mine {
+		// A change through another name of the file (a hard link the
+		// agent made, written with a file tool no hook sees) is the agent's.
+		if s.byTime(now.gistat[0]).mine || hardLinked(filepath.Join(s.Root, ".gitignore")) {
 			if s.carryGitignore(now.gi) {
 				carried = append(carried, ".gitignore")
 			}
@@ -174,7 +176,7 @@ func (s *Session) watchConfig(st *tickState) (carried []string) {
 		}
 	}
 	if now.sum != st.cfg.sum {
-		if s.byTime(now.stat[0]).mine {
+		if s.byTime(now.stat[0]).mine || hardLinked(filepath.Join(s.Root, filepath.FromSlash(project.ConfigFile))) {
 			before := s.Baseline.Config
 			if st.cfgUser != "" {
 				before = json.RawMessage(st.cfgUser)
@@ -310,4 +312,12 @@ func gitignoreInForce(data, root string, file []byte, sum string) (gi []byte, ca
 		ledger.SetGitignoreCarry(data, root, nil)
 	}
 	return file, false
+}
+
+// hardLinked reports whether the file at path has another name (a hard
+// link): a write through that name, with a file tool no hook of rodin's
+// sees, is a change no window explains, and not someone else's for that.
+func hardLinked(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && links(fi) > 1
 }
