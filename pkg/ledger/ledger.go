@@ -116,6 +116,10 @@ const (
 	// gate let through, and another session that sees the tick in its own
 	// call's window knows it is not its own.
 	KindClaim = "claim"
+	// KindUnclaim notes that someone other than an agent took a claimed
+	// box back (the user unticked it in an editor, or a session began with
+	// it open): a claim before it speaks for no later tick of that box.
+	KindUnclaim = "unclaim"
 	// KindSkillShell notes a skill's or command's inline shell command
 	// (PreSkillShellCommand, Claude Code 2.1.332): it runs before the
 	// skill's prompt, past every Bash hook, and no hook sees how it ended.
@@ -175,6 +179,9 @@ func Claimed(data string, c Claim, since int64, other bool) bool {
 	want := c.File + "\x00" + c.Key
 	for i := len(claims) - 1; i >= 0 && claims[i].Time >= since; i-- {
 		r := claims[i]
+		if r.Kind == KindUnclaim && r.Cwd == c.Root && r.Command == want && other {
+			return false // taken back since: older claims speak for nothing
+		}
 		if r.Kind != KindClaim || r.Cwd != c.Root || r.Command != want || c.Runs != "" && r.PromptSum != "" && r.PromptSum != c.Runs {
 			continue
 		}
@@ -183,6 +190,29 @@ func Claimed(data string, c Claim, since int64, other bool) bool {
 		}
 	}
 	return false
+}
+
+// AppendUnclaim records that a claimed box of c's file and key was taken
+// back by someone other than an agent (KindUnclaim).
+func AppendUnclaim(data string, c Claim) error {
+	return appendTo(data, claimsPath(data, c.Root), Run{Time: freshness.Now().UnixNano(), Kind: KindUnclaim, Cwd: c.Root, Command: c.File + "\x00" + c.Key, Session: c.Session})
+}
+
+// StandingClaims are the file NUL key of root's boxes whose latest record
+// is a claim (not taken back since).
+func StandingClaims(data, root string) map[string]bool {
+	claims, _, _ := readRuns(claimsPath(data, root))
+	out := map[string]bool{}
+	for _, r := range claims {
+		switch {
+		case r.Cwd != root:
+		case r.Kind == KindClaim:
+			out[r.Command] = true
+		case r.Kind == KindUnclaim:
+			delete(out, r.Command)
+		}
+	}
+	return out
 }
 
 // Append adds a run to the session's log.

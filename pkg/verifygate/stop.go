@@ -814,6 +814,17 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 		b.Files[rel] = snaps
 		startDirs(&b, root, rel, snaps)
 	}
+	// A claimed box open when the session begins was taken back (the user
+	// unticked it, between sessions): the claim speaks for no later tick.
+	if claimed := ledger.StandingClaims(data, root); len(claimed) > 0 {
+		for rel, snaps := range b.Files {
+			for _, sn := range snaps {
+				if sn.Verify && !sn.Checked && claimed[rel+"\x00"+sn.Key] {
+					ledger.AppendUnclaim(data, ledger.Claim{Session: session, Root: root, File: rel, Key: sn.Key})
+				}
+			}
+		}
+	}
 	ix.Since, ix.Known = b.Time, map[string]bool{}
 	for rel := range b.Files {
 		ix.Known[rel] = true

@@ -472,6 +472,15 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	was, left := pairBoxes(st, rel, checked, len(s.vanished(rel)) == 0, gone, s.renumbered(rel).byNew)
 	st.keepPast(rel, left, o.mine)
+	if !o.mine {
+		// Someone else took these boxes back (the user in an editor): an
+		// earlier session's claim of them speaks for no later tick.
+		for k, b := range left {
+			if b.mark != markBad {
+				ledger.AppendUnclaim(s.Data, ledger.Claim{Session: s.ID, Root: s.Root, File: rel, Key: k})
+			}
+		}
+	}
 	var judge []Item
 	for i, t := range checked {
 		k := boxKey{rel, t.Key()}
