@@ -37,25 +37,13 @@ type configSeen struct {
 	gistat [2]int64
 }
 
-// seeConfigFile reads the project's configuration file as it is now.
-func seeConfigFile(root string) configSeen {
-	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
-	stat := configStat(root)
-	b, err := safefile.ReadFile(path, 1<<20)
-	switch {
-	case os.IsNotExist(err):
-		return configSeen{stat: stat}
-	case err != nil:
-		return configSeen{sum: "unreadable", stat: stat}
-	}
-	sum := sha256.Sum256(b)
-	return configSeen{sum: hex.EncodeToString(sum[:]), stat: stat}
-}
-
 // seeConfig reads the project's configuration file and root .gitignore
 // as they are now.
 func seeConfig(root string) configSeen {
-	c := seeConfigFile(root)
+	// Each stat before its read: a change between them is seen by the
+	// next look (the stat has moved), never hidden behind an old sum.
+	c := configSeen{stat: configStat(root)}
+	c.sum = fileSum(filepath.Join(root, filepath.FromSlash(project.ConfigFile)))
 	c.gi, c.gistat = seeGitignore(root)
 	return c
 }
@@ -64,14 +52,20 @@ func seeConfig(root string) configSeen {
 // and its change time and size.
 func seeGitignore(root string) (string, [2]int64) {
 	stat := gitignoreStat(root)
-	b, err := safefile.ReadFile(filepath.Join(root, ".gitignore"), 1<<20)
+	return fileSum(filepath.Join(root, ".gitignore")), stat
+}
+
+// fileSum is the SHA-256 of a file's bytes: "" when there is none,
+// "unreadable" when it cannot be read.
+func fileSum(path string) string {
+	b, err := safefile.ReadFile(path, 1<<20)
 	switch {
 	case os.IsNotExist(err):
-		return "", stat
+		return ""
 	case err != nil:
-		return "unreadable", stat
+		return "unreadable"
 	}
-	return sumOf(b), stat
+	return sumOf(b)
 }
 
 func sumOf(b []byte) string {
@@ -79,16 +73,25 @@ func sumOf(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// linkStat is a file's change time and size, the newer of its own and, for
+// a link, its target's (whose time may be older); false when there is none.
+func linkStat(path string) ([2]int64, bool) {
+	li, err := os.Lstat(path)
+	if err != nil {
+		return [2]int64{}, false
+	}
+	t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
+	if fi, err := os.Stat(path); err == nil {
+		t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
+	}
+	return [2]int64{t, size}, true
+}
+
 // gitignoreStat is the root .gitignore's change time and size (a link's
 // too), or the root's when there is none (a deletion changes it).
 func gitignoreStat(root string) [2]int64 {
-	path := filepath.Join(root, ".gitignore")
-	if li, err := os.Lstat(path); err == nil {
-		t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
-		if fi, err := os.Stat(path); err == nil {
-			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
-		}
-		return [2]int64{t, size}
+	if st, ok := linkStat(filepath.Join(root, ".gitignore")); ok {
+		return st
 	}
 	if fi, err := os.Stat(root); err == nil {
 		return [2]int64{freshness.ChangeTime(fi).UnixNano(), -1}
@@ -101,17 +104,13 @@ func gitignoreStat(root string) [2]int64 {
 // is none, its directory's or the root's (a deletion changes them).
 func configStat(root string) [2]int64 {
 	path := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
-	if li, err := os.Lstat(path); err == nil {
-		t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
-		if fi, err := os.Stat(path); err == nil {
-			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
-		}
+	if st, ok := linkStat(path); ok {
 		// Its folder renamed into place, or a link to another: the
 		// folder's own change time is the change's.
 		if di, err := os.Lstat(filepath.Dir(path)); err == nil {
-			t = max(t, freshness.ChangeTime(di).UnixNano())
+			st[0] = max(st[0], freshness.ChangeTime(di).UnixNano())
 		}
-		return [2]int64{t, size}
+		return st
 	}
 	for _, dir := range []string{filepath.Dir(path), root} {
 		if fi, err := os.Stat(dir); err == nil {
