@@ -497,6 +497,7 @@ type taskView struct {
 	Gate     string          `json:"gate,omitempty"`             // "allow" or "deny": what the gate decides for its box
 	TickedBy string          `json:"ticked_by,omitempty"`        // who ticked a checked verification box, as the session's record has it
 	Problems string          `json:"problems,omitempty"`
+	stands   bool            // its tick stands: judged when it was made (verifygate.Session.TickStands)
 }
 
 type checkView struct {
@@ -549,7 +550,7 @@ func runTasks(e *env, args []string) error {
 			}
 			if v.Verify {
 				if t.Checked {
-					v.TickedBy = s.TickedBy(rel, t.Key())
+					v.TickedBy, v.stands = s.TickedBy(rel, t.Key()), s.TickStands(rel, t.Key())
 				}
 				need := s.NeedOf(rel, t)
 				v.Commands, v.Prose, v.Manual = need.Commands, need.Prose, need.Manual
@@ -671,7 +672,7 @@ func runTasks(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "        waiver requested from Claude Code, not confirmed: %s (the user confirms it: `%s %s %s`)\n", v.Asked.Reason, verifygate.WaiveCommand, v.Ref, v.File)
 		}
 		switch {
-		case v.Checked && v.TickedBy != "" && !strings.HasPrefix(v.TickedBy, "this session's agent, without") && !strings.HasPrefix(v.TickedBy, "no call"):
+		case v.Checked && v.stands:
 			// A tick is judged once, when it is made (VERIFY-SPEC §2).
 			fmt.Fprintf(e.stdout, "        gate: its tick stands (judged when it was made, not again); a new tick would need the above\n")
 		case v.Gate != "":

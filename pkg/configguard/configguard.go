@@ -33,8 +33,8 @@ func PreWrite(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	want := filepath.Join(root, filepath.FromSlash(project.ConfigFile))
 	// Another name of the same file (a hard link made through Bash): the
 	// tool writes the configuration.
-	if fi, err := os.Stat(path); err == nil {
-		if ci, err := os.Stat(want); err == nil && os.SameFile(fi, ci) {
+	if ci, err := os.Stat(want); err == nil { // a project without one pays one stat
+		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, ci) {
 			return deny()
 		}
 	}

@@ -52,7 +52,7 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		if len(sns) == 1 && s.acceptedByEdit(file, t) {
 			continue // as the user's own edit left it
 		}
-		if !t.Verify && !sn.Verify || sameCommands(t.Commands, sn.Commands) && (t.Manual || !sn.Manual) && (t.AC || !sn.AC) && (t.Verify || !sn.Verify) {
+		if !t.Verify && !sn.Verify || !asksOtherThan(t, sn) {
 			continue
 		}
 		runs := make([]string, len(t.Commands))

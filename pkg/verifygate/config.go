@@ -81,8 +81,10 @@ func linkStat(path string) ([2]int64, bool) {
 		return [2]int64{}, false
 	}
 	t, size := freshness.ChangeTime(li).UnixNano(), li.Size()
-	if fi, err := os.Stat(path); err == nil {
-		t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
+	if li.Mode()&os.ModeSymlink != 0 {
+		if fi, err := os.Stat(path); err == nil {
+			t, size = max(t, freshness.ChangeTime(fi).UnixNano()), fi.Size()
+		}
 	}
 	return [2]int64{t, size}, true
 }
@@ -157,10 +159,16 @@ func configInForce(data, root string, file project.Config, seen configSeen) (cfg
 // seen as someone else left it (the user's edit during the session), else
 // the session's.
 func (s *Session) watchConfig(st *tickState) (carried []string) {
-	if s.Baseline == nil || !configMoved(s.Root, st) {
+	if s.Baseline == nil {
 		return nil
 	}
-	now := seeConfig(s.Root)
+	// The stats once, each before its read (seeConfig).
+	now := configSeen{stat: configStat(s.Root), gistat: gitignoreStat(s.Root)}
+	if now.stat == st.cfg.stat && now.gistat == st.cfg.gistat {
+		return nil
+	}
+	now.sum = fileSum(filepath.Join(s.Root, filepath.FromSlash(project.ConfigFile)))
+	now.gi = fileSum(filepath.Join(s.Root, ".gitignore"))
 	if now.gi != st.cfg.gi {
 		// A change through another name of the file (a hard link the
 		// agent made, written with a file tool no hook sees) is the agent's.

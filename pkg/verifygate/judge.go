@@ -199,10 +199,7 @@ func (s *Session) RunDir(file, c string) string {
 	if s.runDirs == nil {
 		s.runDirs = map[[2]string]string{}
 	}
-	d, ok := s.startDir(file, c)
-	if !ok {
-		d = tasks.RunDir(s.Root, file, c)
-	}
+	d := s.RunDirNow(file, c)
 	s.runDirs[k] = d
 	return d
 }

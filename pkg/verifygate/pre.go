@@ -3,6 +3,7 @@ package verifygate
 import (
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,14 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 				s.look(st, rel, s.byTime, before)
 				return nil
 			})
+		}
+	}
+	if s.accepted == nil {
+		// What the record accepts, from the read above (acceptedByEdit
+		// would read it again).
+		s.accepted = map[boxKey]string{}
+		if stErr == nil && st != nil {
+			maps.Copy(s.accepted, st.accepted)
 		}
 	}
 	s.SetPresent(rel, after)

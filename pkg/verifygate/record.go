@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/lazy"
 	"github.com/rodin-gate/rodin/pkg/evidence"
 	"github.com/rodin-gate/rodin/pkg/freshness"
 	"github.com/rodin-gate/rodin/pkg/hookio"
@@ -66,16 +67,17 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 		return hookio.PostOutcome{}
 	}
 	var cfgNote string
-	if cfgMoved {
-		updateTicks(data, session, func(st *tickState) error {
-			if carried := s.watchConfig(st); len(carried) > 0 {
-				what := strings.Join(carried, " and ")
-				cfgNote = "[rodin] This Bash command changed " + what + ", which the verify gate reads for what it checks and what makes a check stale, and which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."
-			}
-			return nil
-		})
+	watch := func(st *tickState) {
+		if !cfgMoved {
+			return
+		}
+		if carried := s.watchConfig(st); len(carried) > 0 {
+			what := strings.Join(carried, " and ")
+			cfgNote = "[rodin] This Bash command changed " + what + ", which the verify gate reads for what it checks and what makes a check stale, and which is the user's: the change is not in force in this session, nor in the next ones until the user accepts it (`rodin waive --config` at a terminal of their own, or `" + WaiveCommand + " " + AcceptConfig + "` in Claude Code). If the user asked for it, tell them so."
+		}
 	}
 	if len(changed) == 0 {
+		updateTicks(data, session, func(st *tickState) error { watch(st); return nil })
 		if cfgNote != "" {
 			return hookio.PostOutcome{Context: cfgNote}
 		}
@@ -84,8 +86,11 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
 	var bad []Verdict
 	var unread []string
+	// One update of the session's record: the configuration's look, then
+	// the task files'.
 	updateTicks(data, session, func(st *tickState) error {
-		bad, unread = nil, nil
+		cfgNote, bad, unread = "", nil, nil
+		watch(st)
 		for _, rel := range changed {
 			b, why := s.look(st, rel, s.byTime, nil)
 			bad = append(bad, b...)
@@ -139,6 +144,14 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
+// outputOnly are the redirections that write no file (onlyFromCommits),
+// built on first use: no work at package init.
+var outputOnly lazy.Value[*strings.Replacer]
+
+func newOutputOnly() *strings.Replacer {
+	return strings.NewReplacer("2>&1", " ", "1>&2", " ", ">&2", " ", ">&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "2> /dev/null", " ", "> /dev/null", " ")
+}
+
 // onlyFromCommits reports whether a command is git alone bringing files
 // from commits: each part a git command (run as `git` itself, `-C DIR`
 // and `--no-pager` aside: no program of the project's, no variable set for
@@ -153,7 +166,7 @@ func onlyFromCommits(cmd string) bool {
 	}
 	// Output sent nowhere, or to the terminal, is no write; any other
 	// redirection may write a task file (`cat ticked.md > tasks.md`).
-	cmd = strings.NewReplacer("2>&1", " ", "1>&2", " ", ">&2", " ", ">&1", " ", "&>/dev/null", " ", "2>/dev/null", " ", ">/dev/null", " ", "2> /dev/null", " ", "> /dev/null", " ").Replace(cmd)
+	cmd = outputOnly.Get(newOutputOnly).Replace(cmd)
 	if strings.ContainsAny(cmd, "<>") {
 		return false
 	}

@@ -815,6 +815,22 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, cfg co
 	return safefile.WriteAtomic(p, st.MarshalText(), 0o600)
 }
 
+// TickStands reports whether a checked verification box's tick stands as
+// this session's record has it: justified when made, someone else's, or
+// there before the session (never judged again); false for the agent's
+// tick without its checks, a box the record does not know, or no record.
+func (s *Session) TickStands(file, key string) bool {
+	s.TickedBy(file, key) // reads the record once
+	if s.ticks == nil {
+		return false
+	}
+	switch s.ticks.boxes[boxKey{file, key}].mark {
+	case markOK, markOther, markStart:
+		return true
+	}
+	return false
+}
+
 // TickedBy says who ticked a verification box, as this session's record
 // has it (for `rodin tasks`): "this session's agent, its checks passed",
 // "this session's agent, without its checks", "someone else" (the user's
