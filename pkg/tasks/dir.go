@@ -215,14 +215,20 @@ func RootCannotRun(root, c string) bool {
 // the root names (workspaceOf).
 func WorkspaceOf(root, dir string) bool { return workspaceOf(root, dir) }
 
-// manifestRun reports whether a project's manifest is what runs the
-// program (runsIn knows its manifest): npm, go, make, pytest and the like.
-func manifestRun(prog string, args []string) bool {
+// progBase is the program a command runs, by name: `python -m pytest` is
+// pytest.
+func progBase(prog string, args []string) string {
 	base := filepath.Base(prog)
 	if (base == "python" || base == "python3") && len(args) > 1 && args[0] == "-m" {
 		base = args[1]
 	}
-	switch base {
+	return base
+}
+
+// manifestRun reports whether a project's manifest is what runs the
+// program (runsIn knows its manifest): npm, go, make, pytest and the like.
+func manifestRun(prog string, args []string) bool {
+	switch progBase(prog, args) {
 	case "npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "go", "cargo", "make", "pytest", "tox", "ruff", "mypy", "poetry", "uv", "hatch", "mvn", "gradle", "composer", "bundle", "rake", "rspec", "deno", "mix":
 		return true
 	}
@@ -241,10 +247,7 @@ func runsIn(dir, prog string, args []string) bool {
 		}
 		return false
 	}
-	base := filepath.Base(prog)
-	if (base == "python" || base == "python3") && len(args) > 1 && args[0] == "-m" {
-		base = args[1] // python -m pytest
-	}
+	base := progBase(prog, args)
 	for _, a := range args {
 		// It names its folder itself (`npm test --workspace=packages/api`,
 		// `make -C docs`, `npm --prefix web test`): run from the root.
