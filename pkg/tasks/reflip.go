@@ -15,7 +15,7 @@ import (
 // ms; docs/speed.md). FuzzReflip and TestReflipEveryBox check it against
 // ParseFile.
 func Reflip(prev File, old, next []byte) (f File, ok bool) {
-	old, next = bytesTrimBOM(old), bytesTrimBOM(next)
+	old, next = LineEnds(bytesTrimBOM(old)), LineEnds(bytesTrimBOM(next))
 	if len(old) != len(next) || len(old) > MaxRead {
 		return File{}, false
 	}
@@ -160,7 +160,7 @@ var errReading = errors.New("a damaged reading of a task file")
 // DecodeReading reads what AppendReading wrote of src's reading. Any
 // damage is an error: the caller parses src instead.
 func DecodeReading(b, src []byte) (File, error) {
-	src = bytesTrimBOM(src)
+	src = LineEnds(bytesTrimBOM(src))
 	if len(b) == 0 || b[0] != readingVersion {
 		return File{}, errReading
 	}

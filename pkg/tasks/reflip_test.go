@@ -220,3 +220,27 @@ func TestReflipManyBoxes(t *testing.T) {
 		}
 	}
 }
+
+// TestLineEnds: a lone carriage return ends a line as a line feed does, a
+// CRLF pair is left alone, and the length never changes, so a file of old
+// Mac line endings reads the same boxes at the same places.
+func TestLineEnds(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "",
+		"a\nb":              "a\nb",
+		"a\r\nb\r\n":        "a\r\nb\r\n",
+		"a\rb\r":            "a\nb\n",
+		"a\r\r\nb":          "a\n\r\nb",
+		"- [ ] V1\r- [x] 2": "- [ ] V1\n- [x] 2",
+	} {
+		if got := string(LineEnds([]byte(in))); got != want {
+			t.Errorf("LineEnds(%q) = %q, want %q", in, got, want)
+		}
+	}
+	cr := []byte("# T\r\r- [x] 1.1 a\r- [ ] V1 [VERIFY] b: `go test ./...`\r")
+	lf := []byte("# T\n\n- [x] 1.1 a\n- [ ] V1 [VERIFY] b: `go test ./...`\n")
+	a, b := Parse(cr), Parse(lf)
+	if len(a) != 2 || len(b) != 2 || a[1].Ref != "V1" || !a[1].Verify || a[1].Line != b[1].Line || !a[0].Checked {
+		t.Fatalf("a file ending its lines with carriage returns read %+v, with line feeds %+v", a, b)
+	}
+}

@@ -11,6 +11,7 @@
 package tasks
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -220,7 +221,7 @@ func parseFile(src []byte) File {
 	section := "" // the headings the walk is under, outermost first
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
-	src = bytesTrimBOM(src)
+	src = LineEnds(bytesTrimBOM(src))
 	root := md().Parse(text.NewReader(src))
 	lines := lineStarts(src)
 	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -827,6 +828,32 @@ func (t Task) PlaceFree() string {
 // the file (an id repeated, Step#3; no id, @line7): a task added or removed
 // above it changes it.
 func Positional(ref string) bool { return strings.Contains(ref, "#") || strings.HasPrefix(ref, "@") }
+
+// LineEnds is src with each lone carriage return made a line feed: old Mac
+// files end their lines so, CommonMark (and every reader an agent's loop
+// may use) takes it for a line ending, and goldmark does not. The length is
+// the same, so offsets and line numbers read from it hold for src. It is
+// src itself when src has no lone carriage return.
+func LineEnds(src []byte) []byte {
+	i := bytes.IndexByte(src, '\r')
+	if i < 0 {
+		return src
+	}
+	var out []byte
+	for ; i < len(src); i++ {
+		if src[i] != '\r' || i+1 < len(src) && src[i+1] == '\n' {
+			continue
+		}
+		if out == nil {
+			out = append([]byte(nil), src...)
+		}
+		out[i] = '\n'
+	}
+	if out == nil {
+		return src
+	}
+	return out
+}
 
 func bytesTrimBOM(b []byte) []byte {
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {

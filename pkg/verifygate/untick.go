@@ -54,7 +54,16 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 // error when that is not exactly what the change would do.
 func untickBoxes(old []byte, vs []Verdict) ([]byte, error) {
 	before := tasks.Parse(old)
-	lines := bytes.SplitAfter(old, []byte("\n"))
+	// Lines as the parse counts them (a lone carriage return ends one),
+	// cut from old itself: the file keeps its own line endings.
+	var lines [][]byte
+	for rest, norm := old, tasks.LineEnds(old); len(rest) > 0; {
+		n := bytes.IndexByte(norm, '\n') + 1
+		if n == 0 {
+			n = len(rest)
+		}
+		lines, rest, norm = append(lines, rest[:n]), rest[n:], norm[n:]
+	}
 	want := map[int]bool{}
 	for _, v := range vs {
 		i := v.Task.Line - 1
