@@ -29,6 +29,7 @@ import (
 
 	"github.com/rodin-gate/rodin/internal/par"
 
+	"github.com/rodin-gate/rodin/internal/filetime"
 	"github.com/rodin-gate/rodin/pkg/project"
 )
 
@@ -116,10 +117,4 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 // times: when its content or its name last changed, however it was set.
 func ChangeTime(info fs.FileInfo) time.Time { return changeTime(info) }
 
-func changeTime(info fs.FileInfo) time.Time {
-	m := info.ModTime()
-	if c, ok := ctime(info); ok && c.After(m) {
-		return c
-	}
-	return m
-}
+func changeTime(info fs.FileInfo) time.Time { return filetime.Changed(info) }

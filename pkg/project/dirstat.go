@@ -3,6 +3,8 @@ package project
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/rodin-gate/rodin/internal/filetime"
 )
 
 // dirStat stats the directories under one root for Refresh, which a stop
@@ -17,8 +19,8 @@ type dirStat struct {
 }
 
 // isDir reports whether rel (slash-separated, "" for the root) is a
-// directory, not a link to one, and its modification time.
-func (d *dirStat) isDir(rel string) (mtime int64, ok bool) {
+// directory, not a link to one, and its change time (filetime.Changed).
+func (d *dirStat) isDir(rel string) (changed int64, ok bool) {
 	if d.fd >= 0 && rel != "" {
 		return d.statAt(rel)
 	}
@@ -26,5 +28,5 @@ func (d *dirStat) isDir(rel string) (mtime int64, ok bool) {
 	if err != nil || !fi.IsDir() {
 		return 0, false
 	}
-	return fi.ModTime().UnixNano(), true
+	return filetime.Changed(fi).UnixNano(), true
 }

@@ -23,7 +23,7 @@ func (d *dirStat) close() {
 	}
 }
 
-func (d *dirStat) statAt(rel string) (mtime int64, ok bool) {
+func (d *dirStat) statAt(rel string) (changed int64, ok bool) {
 	p, err := syscall.BytePtrFromString(rel)
 	if err != nil {
 		return 0, false
@@ -37,6 +37,10 @@ func (d *dirStat) statAt(rel string) (mtime int64, ok bool) {
 		if errno != 0 || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 			return 0, false
 		}
-		return st.Mtim.Nano(), true
+		t := st.Mtim.Nano()
+		if c := st.Ctim.Nano(); c > t {
+			t = c // the status change time: see filetime.Changed
+		}
+		return t, true
 	}
 }

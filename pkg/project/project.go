@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rodin-gate/rodin/internal/filetime"
 	"github.com/rodin-gate/rodin/pkg/safefile"
 )
 
@@ -389,7 +390,7 @@ func TaskFiles(root string, c Config) []string {
 // not a walk of every file: what lets the stop hook find a task file
 // written through Bash without walking a large project at every stop.
 type TaskIndex struct {
-	Dirs  map[string]int64 // relative to the root ("" is the root): mtime in ns, 0 to read it again
+	Dirs  map[string]int64 // relative to the root ("" is the root): change time in ns (filetime.Changed), 0 to read it again
 	Files []string
 	// Known are the task files as the session began, and Since when it
 	// began (unix ns): the stop hook's quick look needs nothing else.
@@ -535,14 +536,20 @@ func (ix *TaskIndex) walk(root, from string, c Config, now time.Time) {
 	})
 }
 
-// dirTime is the directory's modification time, 0 when it cannot be read
+// dirTime is the directory's change time (the later of its modification
+// and status change times: a modification time set back with touch -r
+// leaves the status change time at the change), 0 when it cannot be read
 // or is too recent to trust (recentlyChanged).
 func dirTime(p string, now time.Time) int64 {
 	fi, err := os.Lstat(p)
-	if err != nil || now.Sub(fi.ModTime()) < recentlyChanged {
+	if err != nil {
 		return 0
 	}
-	return fi.ModTime().UnixNano()
+	t := filetime.Changed(fi)
+	if now.Sub(t) < recentlyChanged {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // Refresh brings the index up to date: a stat of each directory, and a
@@ -554,12 +561,12 @@ func (ix *TaskIndex) Refresh(root string, c Config) bool {
 	var moved []string
 	stat := openDirStat(root)
 	for rel, t := range ix.Dirs {
-		mtime, ok := stat.isDir(rel)
+		at, ok := stat.isDir(rel)
 		switch {
 		case !ok:
 			ix.drop(rel)
 			changed = true
-		case t == 0 || mtime != t:
+		case t == 0 || at != t:
 			moved = append(moved, rel)
 		}
 	}

@@ -1,4 +1,4 @@
-package freshness
+package filetime
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package freshness
+package filetime
 
 import (
 	"io/fs"
