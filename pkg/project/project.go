@@ -502,7 +502,7 @@ func (ix *TaskIndex) UnmarshalText(b []byte) error {
 // recentlyChanged is how close to now a directory's time must be for the
 // index to read the directory again next time: a change in the same clock
 // tick as the read would not move the time the index keeps.
-const recentlyChanged = 2 * time.Second
+var recentlyChanged = 2 * time.Second
 
 // IndexTaskFiles walks the root as TaskFiles does and returns the index.
 func IndexTaskFiles(root string, c Config) TaskIndex {
