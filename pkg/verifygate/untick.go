@@ -2,7 +2,10 @@ package verifygate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,9 +39,7 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
-		_, err := safefile.Update(path, tasks.MaxRead, func(old []byte) ([]byte, error) {
-			return untickBoxes(old, fvs)
-		})
+		err := untickFile(path, fvs)
 		if err != nil {
 			for _, v := range fvs {
 				fails = append(fails, fmt.Sprintf("%s (%v)", v.Task.Name(), err))
@@ -48,6 +49,35 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 		done = append(done, fvs...)
 	}
 	return done, strings.Join(fails, ", ")
+}
+
+// untickFile unticks fvs's boxes in the task file at path. The new file is
+// written beside it and renamed over it, which a folder made read-only
+// (chmod a-w, by the agent whose tick it is) refuses: rodin runs as the
+// same user, so it makes the folder writable for the rename and puts its
+// mode back after. A folder it cannot change (another owner's) still
+// fails, and the stop says so.
+func untickFile(path string, fvs []Verdict) error {
+	update := func() error {
+		_, err := safefile.Update(path, tasks.MaxRead, func(old []byte) ([]byte, error) {
+			return untickBoxes(old, fvs)
+		})
+		return err
+	}
+	err := update()
+	if !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	dir := filepath.Dir(path)
+	fi, serr := os.Stat(dir)
+	if serr != nil || fi.Mode().Perm()&0o200 != 0 {
+		return err
+	}
+	if os.Chmod(dir, fi.Mode().Perm()|0o700) != nil {
+		return err
+	}
+	defer os.Chmod(dir, fi.Mode().Perm())
+	return update()
 }
 
 // untickBoxes is old with the box of each verdict's task unticked, or an
