@@ -251,6 +251,18 @@ func shellFence(fb *ast.FencedCodeBlock, src []byte) bool {
 	return false
 }
 
+// otherLanguage reports whether a fenced block names a language that is
+// not a shell's (```sql queries run through a database tool, ```python,
+// ```text): its lines are no shell commands. A fence that names none may
+// hold them.
+func otherLanguage(fb *ast.FencedCodeBlock, src []byte) bool {
+	if fb.Info == nil || shellFence(fb, src) {
+		return false
+	}
+	lang, _, _ := strings.Cut(strings.TrimSpace(string(fb.Info.Segment.Value(src))), " ")
+	return lang != ""
+}
+
 // partOfEarlier reports whether c is one of the parts of a command already
 // read whose parts must all pass ("`cd backend && go build ./... && go vet
 // ./...` green — `go vet ./...` clean"): it is checked there, where it
@@ -664,6 +676,9 @@ func nested(label ast.Node, src []byte, from Source) []Command {
 // script when they do not (a line continued with \, an if/for/while, a
 // variable set on one line and used on the next).
 func blockCommands(b ast.Node, src []byte, from Source) []Command {
+	if fb, ok := b.(*ast.FencedCodeBlock); ok && otherLanguage(fb, src) {
+		return nil // ```sql, ```python, ```text: not lines for a shell
+	}
 	lines := b.Lines()
 	var all, cmds []string
 	script := false

@@ -219,6 +219,7 @@ func parseFile(src []byte) File {
 	var personal [7]bool
 	var headings [7]string
 	section := "" // the headings the walk is under, outermost first
+	var head *tagged // the verification task a heading holds, whose section the walk is in
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = LineEnds(bytesTrimBOM(src))
@@ -240,9 +241,15 @@ func parseFile(src []byte) File {
 				headings[l] = heading
 				clear(headings[l+1:])
 				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
+				if head != nil && l <= head.level {
+					head = nil
+				}
+				if head == nil {
+					head = headingTask(n, src)
+				}
 			}
 		case *ast.ListItem:
-			if t, ok := readTask(n, src, lines); ok {
+			if t, ok := readTask(n, src, lines, head); ok {
 				t.Section = section
 				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
 					// A person's check by its section: what they inspect is
@@ -273,6 +280,77 @@ func parseFile(src []byte) File {
 	}
 	refs(f.Tasks)
 	return f
+}
+
+// tagged is a verification task written as a heading (`### Task 1.6:
+// [VERIFY] Quality checkpoint`), its check in the section under it (a
+// **Verify** line or block, **Do** steps) and its boxes there too (a
+// **Done when** list of `- [ ] lint passes`): each such box is a box of
+// that verification task. Read as ordinary tasks, they were ticked
+// ungated.
+type tagged struct {
+	level int
+	task  Task // the heading read as a task's first line, its section as the task's body
+}
+
+// headingTask is the verification task a top-level heading holds, nil when
+// it holds none: the heading's text and the section under it (down to
+// the next heading of its level or above) are read as one task item.
+func headingTask(h *ast.Heading, src []byte) *tagged {
+	if h.Lines().Len() == 0 {
+		return nil
+	}
+	line := h.Lines().At(0)
+	text := strings.TrimSpace(string(src[line.Start:line.Stop]))
+	if !strings.Contains(strings.ToUpper(text), "VERIFY") {
+		return nil // the cheap look first: most headings hold no tag
+	}
+	start := h.Lines().At(h.Lines().Len() - 1).Stop
+	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
+		start += i + 1
+	} else {
+		start = len(src)
+	}
+	stop := len(src)
+	for sib := h.NextSibling(); sib != nil; sib = sib.NextSibling() {
+		if next, ok := sib.(*ast.Heading); ok && next.Level <= h.Level && next.Lines().Len() > 0 {
+			stop = next.Lines().At(0).Start
+			for stop > start && src[stop-1] != '\n' {
+				stop--
+			}
+			break
+		}
+	}
+	var item strings.Builder
+	item.WriteString("- [ ] " + text + "\n")
+	for _, l := range strings.SplitAfter(string(src[start:max(start, stop)]), "\n") {
+		if strings.TrimSpace(l) != "" {
+			item.WriteString("  ")
+		}
+		item.WriteString(l)
+	}
+	ts := parseFile([]byte(item.String())).Tasks
+	if len(ts) == 0 || !ts[0].Verify {
+		return nil
+	}
+	return &tagged{level: h.Level, task: ts[0]}
+}
+
+// adopt makes t, a box in the heading's section read as a verification
+// task, a box of the heading's: its id, its own words after the heading's
+// title (messages tell the boxes apart), and the heading's check unless
+// the box names a command of its own (`- [ ] Build the app: \`make app\``)
+// or is a person's.
+func (h *tagged) adopt(t *Task) {
+	v := h.task
+	own := strings.TrimSpace(t.ID + " " + t.Title)
+	t.ID = v.ID
+	t.Title = v.Title + " — " + own
+	if len(t.Commands) > 0 || t.Manual {
+		return
+	}
+	t.Commands, t.Prose = append([]Command(nil), v.Commands...), v.Prose
+	t.AC, t.Inspect, t.Manual = t.AC || v.AC, t.Inspect || v.Inspect, v.Manual
 }
 
 // manualLegend reports whether a line of the file defines the [VERIFY] tag
@@ -329,7 +407,9 @@ func refs(ts []Task) {
 	}
 }
 
-func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
+// readTask reads a list item's task. under is the verification task of the
+// heading whose section holds the item, nil outside one.
+func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task, bool) {
 	first := item.FirstChild()
 	if first == nil || first.FirstChild() == nil {
 		return Task{}, false
@@ -358,6 +438,10 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 			t.ID = ""
 		}
 	}
+	adopted := false
+	if !t.Verify && under != nil {
+		t.Verify, t.Kind, adopted = true, under.task.Kind, true
+	}
 	if !t.Verify {
 		return t, true
 	}
@@ -379,6 +463,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int) (Task, bool) {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
 		t.Commands = nil
+	}
+	if adopted {
+		under.adopt(&t)
 	}
 	return t, true
 }
