@@ -218,7 +218,7 @@ func parseFile(src []byte) File {
 	// "## Human checkpoints").
 	var personal [7]bool
 	var headings [7]string
-	section := "" // the headings the walk is under, outermost first
+	section := ""    // the headings the walk is under, outermost first
 	var head *tagged // the verification task a heading holds, whose section the walk is in
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
@@ -339,7 +339,7 @@ func headingTask(h *ast.Heading, src []byte) *tagged {
 // adopt makes t, a box in the heading's section read as a verification
 // task, a box of the heading's: its id, its own words after the heading's
 // title (messages tell the boxes apart), and the heading's check unless
-// the box names a command of its own (`- [ ] Build the app: \`make app\``)
+// the box names a command of its own (`- [ ] Build the app: \`make app\“)
 // or is a person's.
 func (h *tagged) adopt(t *Task) {
 	v := h.task
