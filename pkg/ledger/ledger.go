@@ -272,6 +272,16 @@ func Runs(data, session string) (runs []Run, skipped int, err error) {
 	return readRuns(logPath(data, session))
 }
 
+// knownKind reports whether k is a kind of record rodin writes: any other
+// line is damage (TestEveryKindRead holds every Kind constant to it).
+func knownKind(k string) bool {
+	switch k {
+	case KindBash, KindQA, KindUnticked, KindBgDone, KindAgentBg, KindClaim, KindUnclaim, KindSkillShell:
+		return true
+	}
+	return false
+}
+
 func readRuns(p string) (runs []Run, skipped int, err error) {
 	take := func(l []byte, long bool) {
 		l = bytes.TrimSpace(l)
@@ -282,7 +292,7 @@ func readRuns(p string) (runs []Run, skipped int, err error) {
 		if !decoded {
 			r, decoded = decodeRun(l)
 		}
-		if !long && len(l) <= MaxRecord && decoded && (r.Kind == KindBash || r.Kind == KindQA || r.Kind == KindUnticked || r.Kind == KindBgDone || r.Kind == KindAgentBg || r.Kind == KindClaim || r.Kind == KindSkillShell) {
+		if !long && len(l) <= MaxRecord && decoded && knownKind(r.Kind) {
 			runs = append(runs, r)
 		} else {
 			skipped += len(runs) + 1
