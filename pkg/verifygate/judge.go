@@ -1064,6 +1064,12 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 		if s.runs[i].Kind == ledger.KindBash && (s.runs[i].Oversize || detaches(s.runs[i].Command)) {
 			return false
 		}
+		// A command rodin's own log holds after r: the transcript that
+		// shows none (rewritten outside the project, with no sandbox) is
+		// not taken over the log.
+		if (s.runs[i].Kind == ledger.KindBash || s.runs[i].Kind == ledger.KindSkillShell) && s.runs[i].Time > r.Time {
+			return false
+		}
 	}
 	now := freshness.Now().UnixNano()
 	for _, w := range ws {
