@@ -374,7 +374,15 @@ type owner struct {
 // known, when not nil, is the file's tasks as the caller just read them.
 func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, known []tasks.Task) (bad []Verdict, unreadable string) {
 	path := filepath.Join(s.Root, filepath.FromSlash(rel))
-	fi, err := os.Stat(path)
+	// A task file that is a link changed when the link did too: a ticked
+	// copy written earlier and linked over the file is this change, not
+	// the copy's old one.
+	fi, err := os.Lstat(path)
+	var linked int64
+	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		linked = freshness.ChangeTime(fi).UnixNano()
+		fi, err = os.Stat(path)
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			delete(st.files, rel)
@@ -403,7 +411,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	mod := time.Now().UnixNano()
 	seenBefore := false
 	if fi != nil {
-		mod = freshness.ChangeTime(fi).UnixNano()
+		mod = max(freshness.ChangeTime(fi).UnixNano(), linked)
 		seenBefore = sameAsSeen(st.files[rel], fi)
 		st.files[rel] = seenAs(fi)
 	}
