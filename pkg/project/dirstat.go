@@ -19,14 +19,29 @@ type dirStat struct {
 }
 
 // isDir reports whether rel (slash-separated, "" for the root) is a
-// directory, not a link to one, and its change time (filetime.Changed).
+// directory, or a link to one, and its change time (filetime.Changed).
 func (d *dirStat) isDir(rel string) (changed int64, ok bool) {
 	if d.fd >= 0 && rel != "" {
-		return d.statAt(rel)
+		if t, ok := d.statAt(rel); ok {
+			return t, true
+		}
 	}
-	fi, err := os.Lstat(filepath.Join(d.root, filepath.FromSlash(rel)))
-	if err != nil || !fi.IsDir() {
+	p := filepath.Join(d.root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	if err != nil {
 		return 0, false
 	}
-	return filetime.Changed(fi).UnixNano(), true
+	t := filetime.Changed(fi).UnixNano()
+	if fi.Mode()&os.ModeSymlink != 0 {
+		// A linked folder the walk took (Follow): the later of the link's
+		// time and the folder's.
+		if fi, err = os.Stat(p); err != nil {
+			return 0, false
+		}
+		t = max(t, filetime.Changed(fi).UnixNano())
+	}
+	if !fi.IsDir() {
+		return 0, false
+	}
+	return t, true
 }

@@ -364,23 +364,95 @@ func readGitignore(p string) []gitignore {
 // .kiro), .git and node_modules left out. Sorted, relative to the root.
 func TaskFiles(root string, c Config) []string {
 	var out []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == root {
+	walkTasks(root, root, "", c, false, func(rel string, dir bool) {
+		if !dir {
+			out = append(out, rel)
+		}
+	})
+	sort.Strings(out)
+	return out
+}
+
+// walkTasks walks root's tree from the directory at p (rel to the root),
+// calling found for each directory (dir) and task file. A symbolic link
+// is taken as what it points to (Follow): a spec folder or a task file
+// kept elsewhere and linked in is the project's, as an editor and the
+// agent see it; links met inside a linked folder are not followed again.
+func walkTasks(root, p, rel string, c Config, linked bool, found func(rel string, dir bool)) {
+	// A trailing separator makes the walk start in the folder a link at p
+	// points to (WalkDir does not follow a link it starts at).
+	filepath.WalkDir(p+string(filepath.Separator), func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
 			return nil
 		}
+		r := rel
+		sub := strings.TrimLeft(q[min(len(p), len(q)):], string(filepath.Separator))
+		if sub != "" {
+			r = path.Join(rel, filepath.ToSlash(sub))
+		}
 		if d.IsDir() {
-			if n := d.Name(); n == ".git" || n == "node_modules" {
+			if n := d.Name(); sub != "" && (n == ".git" || n == "node_modules") {
 				return filepath.SkipDir
+			}
+			found(r, true)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && !linked {
+			switch Follow(root, q, c) {
+			case LinkDir:
+				walkTasks(root, q, r, c, true, found)
+			case LinkFile:
+				found(r, false)
 			}
 			return nil
 		}
-		rel := filepath.ToSlash(p[len(root)+1:])
-		if d.Type().IsRegular() && MatchAny(c.TaskFiles, rel) {
-			out = append(out, rel)
+		if d.Type().IsRegular() && MatchAny(c.TaskFiles, r) {
+			found(r, false)
 		}
 		return nil
 	})
-	return out
+}
+
+// What a symbolic link met in a walk of the project is taken for.
+const (
+	LinkNone = iota // left out
+	LinkDir         // a folder to walk under the link's name
+	LinkFile        // a task file under the link's name
+)
+
+// Follow says what the link at p is taken for in a walk of root: a folder
+// outside the project (one inside it is walked where it is), or a regular
+// file whose link's name is a task file's and whose own is not one of the
+// project's task files (the same file is not read twice). A folder that
+// holds the root is left out: the walk would not end.
+func Follow(root, p string, c Config) int {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return LinkNone
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return LinkNone
+	}
+	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	rel := filepath.ToSlash(p[min(len(root)+1, len(p)):])
+	switch {
+	case fi.IsDir():
+		if inside(real, realRoot) || inside(realRoot, real) {
+			return LinkNone
+		}
+		return LinkDir
+	case fi.Mode().IsRegular() && MatchAny(c.TaskFiles, rel):
+		if inside(real, realRoot) && MatchAny(c.TaskFiles, filepath.ToSlash(real[min(len(realRoot)+1, len(real)):])) {
+			return LinkNone
+		}
+		return LinkFile
+	}
+	return LinkNone
 }
 
 // TaskIndex is where TaskFiles looked: every directory it walked, with its
@@ -514,38 +586,35 @@ func IndexTaskFiles(root string, c Config) TaskIndex {
 
 func (ix *TaskIndex) walk(root, from string, c Config, now time.Time) {
 	start := filepath.Join(root, filepath.FromSlash(from))
-	filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel := ""
-		if p != root {
-			rel = filepath.ToSlash(p[len(root)+1:])
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != root && (n == ".git" || n == "node_modules") {
-				return filepath.SkipDir
-			}
-			ix.Dirs[rel] = dirTime(p, now)
-			return nil
-		}
-		if d.Type().IsRegular() && MatchAny(c.TaskFiles, rel) {
+	walkTasks(root, start, from, c, false, func(rel string, dir bool) {
+		if dir {
+			ix.Dirs[rel] = dirTime(filepath.Join(root, filepath.FromSlash(rel)), now)
+		} else {
 			ix.Files = append(ix.Files, rel)
 		}
-		return nil
 	})
 }
 
 // dirTime is the directory's change time (the later of its modification
 // and status change times: a modification time set back with touch -r
-// leaves the status change time at the change), 0 when it cannot be read
-// or is too recent to trust (recentlyChanged).
+// leaves the status change time at the change; for a linked folder, the
+// later of the link's and the folder's), 0 when it cannot be read or is
+// too recent to trust (recentlyChanged).
 func dirTime(p string, now time.Time) int64 {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return 0
 	}
 	t := filetime.Changed(fi)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		di, err := os.Stat(p)
+		if err != nil {
+			return 0
+		}
+		if c := filetime.Changed(di); c.After(t) {
+			t = c
+		}
+	}
 	if now.Sub(t) < recentlyChanged {
 		return 0
 	}
@@ -601,12 +670,16 @@ func (ix *TaskIndex) Refresh(root string, c Config) bool {
 			if rel != "" {
 				er = rel + "/" + e.Name()
 			}
+			link := LinkNone
+			if e.Type()&fs.ModeSymlink != 0 {
+				link = Follow(root, filepath.Join(dir, e.Name()), c)
+			}
 			switch {
-			case e.IsDir():
+			case e.IsDir() || link == LinkDir:
 				if _, known := ix.Dirs[er]; !known && e.Name() != ".git" && e.Name() != "node_modules" {
 					ix.walk(root, er, c, now)
 				}
-			case e.Type().IsRegular() && !have[er] && MatchAny(c.TaskFiles, er):
+			case (e.Type().IsRegular() && MatchAny(c.TaskFiles, er) || link == LinkFile) && !have[er]:
 				ix.Files = append(ix.Files, er)
 			}
 		}
