@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -333,6 +334,51 @@ func CannotFail(c string) bool {
 		default:
 			return false
 		}
+	}
+	return true
+}
+
+// CapturesScreen reports whether a part of a command line takes a
+// screenshot (`xcrun simctl io booted screenshot x.png`, `adb exec-out
+// screencap`, screencapture, scrot, grim, `playwright screenshot`): it
+// succeeds whatever the screen shows, and what it must show is a person's
+// to see.
+func CapturesScreen(c string) bool {
+	parts, ok := splitOperators(c)
+	if !ok {
+		return false
+	}
+	for _, p := range parts {
+		w := strings.Fields(p[strings.Index(p, FirstWord(p)):])
+		switch path.Base(FirstWord(p)) {
+		case "screencapture", "scrot", "grim", "gnome-screenshot", "spectacle", "flameshot", "maim":
+			return true
+		case "import":
+			if slices.Contains(w, "-window") {
+				return true // ImageMagick's
+			}
+		}
+		for _, a := range w[1:] {
+			if a == "screenshot" || a == "screencap" {
+				return true // xcrun simctl io … screenshot, adb … screencap, playwright screenshot
+			}
+		}
+	}
+	return false
+}
+
+// AgentPrompt reports whether a command line hands a prompt to a coding
+// agent (`claude "write notes/TEST.md"`, `claude -p …`): it exits 0
+// whatever the agent did, and what it did is read, by a qa-engineer.
+// Claude Code's own checks (`claude plugin validate`) are checks.
+func AgentPrompt(c string) bool {
+	w := strings.Fields(c)
+	if len(w) < 2 || path.Base(w[0]) != "claude" {
+		return false
+	}
+	switch w[1] {
+	case "plugin", "mcp", "doctor", "config", "update", "install", "migrate-installer", "setup-token", "--version", "-v", "--help", "-h":
+		return false
 	}
 	return true
 }

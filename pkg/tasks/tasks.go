@@ -449,7 +449,12 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
-	if !t.Manual && !t.AC && (inspects(lower) || inspects(verifyLineProse(t.Text))) {
+	if slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) {
+		// A screenshot passes whatever it shows: a person looks at it.
+		t.Manual = true
+	}
+	agent := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) })
+	if !t.Manual && !t.AC && (agent || inspects(lower) || inspects(verifyLineProse(t.Text))) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 		for i, c := range t.Commands {
 			if loneSearch(c.Run) {
@@ -459,7 +464,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 			}
 		}
 	}
-	if t.Manual && len(t.Commands) > 0 && t.Commands[0].Source == FromDoSteps {
+	if t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) })) {
 		// A person checks it: the steps (starting the thing they watch) are
 		// what they do, not the check.
 		t.Commands = nil
