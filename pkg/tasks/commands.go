@@ -367,6 +367,30 @@ func CapturesScreen(c string) bool {
 	return false
 }
 
+// Counts reports whether a command line's last part counts (`… | wc -l`,
+// `grep -c PATTERN FILE`): it exits 0 whatever the count, or (grep -c)
+// 1 when it is 0, so the number it prints is the check, read by a
+// qa-engineer ("(expect 10+)", "must return 0").
+func Counts(c string) bool {
+	parts, ok := splitOperators(c)
+	if !ok || len(parts) == 0 {
+		return false
+	}
+	last := parts[len(parts)-1]
+	w := strings.Fields(last[strings.Index(last, FirstWord(last)):])
+	switch path.Base(FirstWord(last)) {
+	case "wc":
+		return len(w) == 2 && (w[1] == "-l" || w[1] == "-w" || w[1] == "-c" || w[1] == "-m")
+	case "grep", "egrep", "fgrep", "rg":
+		for _, a := range w[1:] {
+			if a == "-c" || a == "--count" || len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c') && !strings.ContainsAny(a, "eAfBCm") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // AgentPrompt reports whether a command line hands a prompt to a coding
 // agent (`claude "write notes/TEST.md"`, `claude -p …`): it exits 0
 // whatever the agent did, and what it did is read, by a qa-engineer.

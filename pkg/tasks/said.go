@@ -174,6 +174,15 @@ func findsNothing(c, after string) bool {
 			return true
 		}
 	}
+	// A count that must be 0 (`grep -c X f` "must return 0"): grep -c
+	// prints 0 and exits 1 then.
+	if Counts(c) {
+		for _, p := range []string{"return 0 ", "returns 0 ", "print 0 ", "prints 0 ", "output 0 ", "outputs 0 ", "show 0 ", "shows 0 ", "be 0 ", "is 0 ", "= 0 ", "== 0 "} {
+			if strings.Contains(clause, p) {
+				return true
+			}
+		}
+	}
 	// "returns no Scala/BATS source-tree matches": no, then what a search
 	// finds within three words.
 	ws := strings.Fields(clause)

@@ -453,11 +453,15 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		// A screenshot passes whatever it shows: a person looks at it.
 		t.Manual = true
 	}
-	agent := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) })
-	if !t.Manual && !t.AC && (agent || inspects(lower) || inspects(verifyLineProse(t.Text))) {
+	// A prompt to an agent, or a count, passes whatever it prints: what it
+	// prints is read. Its commands stay as written (a search among them
+	// still must find).
+	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) })
+	words := inspects(lower) || inspects(verifyLineProse(t.Text))
+	if !t.Manual && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 		for i, c := range t.Commands {
-			if loneSearch(c.Run) {
+			if words && loneSearch(c.Run) {
 				// Its matches are read, not counted: none is no failure
 				// (exit 1), an error still is (2).
 				t.Commands[i].Run = c.Run + "; test $? -le 1"
