@@ -69,13 +69,12 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			return cs, ""
 		}
 	}
-	// The plain bullets under a task with no Verify label that say to run
-	// something (Kiro's detail bullets: "Run `unit-tests` and ensure all
-	// tests pass", "Execute `a` then `b`"): their commands are the check.
-	if verify == nil {
-		if cs := checks(runSteps(first, src)); len(cs) > 0 {
-			return cs, ""
-		}
+	// The plain bullets under a task that say to run something (Kiro's
+	// detail bullets: "Run `unit-tests` and ensure all tests pass",
+	// "Execute `a` then `b`", a `- Run: \`npm test\`` beside a Verify
+	// line of prose, "80%+ coverage"): their commands are the check.
+	if cs := checks(runSteps(first, src)); len(cs) > 0 {
+		return cs, ""
 	}
 	// A fenced block of shell lines right in a task with no Verify label
 	// ("**[VERIFY]** Run the check script (required)" and the script's
