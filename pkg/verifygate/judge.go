@@ -979,7 +979,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	for i := range out {
 		for j := range out[i].Findings {
 			if f := &out[i].Findings[j]; f.Run != nil {
-				times = append(times, f.Run.When())
+				times = append(times, s.evidenceTime(f.Run))
 				refs = append(refs, f)
 			}
 		}
@@ -1051,6 +1051,40 @@ func (s *Session) quietSince(r *ledger.Run) bool {
 	return q
 }
 
+// evidenceTime is the time a run's pass speaks for: its end (files the
+// check itself writes as it runs are older), or its start when something
+// else of the session could write while it ran (a background task, another
+// agent's call): code swapped during the check is code no check ran on.
+func (s *Session) evidenceTime(r *ledger.Run) time.Time {
+	start, overlap := s.overlapped(r)
+	if overlap {
+		return time.Unix(0, start)
+	}
+	return r.When()
+}
+
+// overlapped reports whether a background task of the session, or another
+// agent's call, ran during r, and when r began.
+func (s *Session) overlapped(r *ledger.Run) (start int64, overlap bool) {
+	start = r.Time
+	if r.Dur > 0 {
+		start -= r.Dur * int64(time.Millisecond)
+	}
+	ws, err := s.sessionWindows()
+	if err != nil {
+		return start, true
+	}
+	for _, w := range ws {
+		if w.Background != "" && w.Background == r.Bg {
+			continue // the run itself
+		}
+		if (w.Background != "" || w.Agent != r.Agent) && w.Start <= r.Time && w.End >= start {
+			return start, true
+		}
+	}
+	return start, false
+}
+
 func (s *Session) lookQuiet(r *ledger.Run) bool {
 	c := s.Call
 	ws, err := s.sessionWindows()
@@ -1079,6 +1113,9 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 		if (w.Background != "" || w.Agent != r.Agent) && w.End >= r.Time && w.Start <= now {
 			return false
 		}
+	}
+	if _, overlap := s.overlapped(r); overlap {
+		return false // one ran during r: the files decide, from r's start
 	}
 	excused := func(p string) bool {
 		rel := project.Rel(s.Root, p)
