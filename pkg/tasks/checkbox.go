@@ -1,6 +1,9 @@
 package tasks
 
 import (
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -62,12 +65,22 @@ func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context
 		box.Optional = true
 		n++
 	}
-	// A box is followed by white space or the end of the line.
+	// A box is followed by white space or the end of the line; also by a
+	// space of another script (a no-break space looks the same in an
+	// editor) or, with none, by the task's first word (`[x]V1`): readers
+	// and the loops that grep for `[x]` take those for boxes too.
 	if n < len(line) && !isSpace(line[n]) {
-		return nil
+		r, _ := utf8.DecodeRune(line[n:])
+		if !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return nil
+		}
 	}
-	for n < len(line) && isSpace(line[n]) {
-		n++
+	for n < len(line) {
+		r, size := utf8.DecodeRune(line[n:])
+		if !isSpace(line[n]) && !unicode.IsSpace(r) {
+			break
+		}
+		n += size
 	}
 	block.Advance(n)
 	return box
