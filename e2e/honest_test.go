@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -393,5 +395,69 @@ func testGitignoreEditSaid(t *testing.T, rel claudecli.Release) {
 	carried, _ := filepath.Glob(filepath.Join(s.home, ".claude", "plugins", "data", "rodin-inline", "verify", "gitignore-carried.json"))
 	if len(carried) == 0 {
 		t.Fatal("the .gitignore before the Edit was not carried")
+	}
+}
+
+// TestKilledSessionFinished: an unattended loop's timeout kills Claude Code
+// right after its agent ticked V1 through Bash without the check (rodin
+// blocked it after the command), so no stop runs. The next session's
+// start finds that Claude Code gone and finishes the stop it never
+// reached: V1 is unticked before the new session begins. While the first
+// Claude Code still runs (a second session beside it), its box is its own
+// stop's to judge, and the second session's start leaves it alone: what
+// shows that a hook's parent is the Claude Code process, in the real CLI.
+func TestKilledSessionFinished(t *testing.T) { eachRelease(t, testKilledSessionFinished) }
+
+func testKilledSessionFinished(t *testing.T, rel claudecli.Release) {
+	srvA, srvB, srvC := newServer(t), newServer(t), newServer(t)
+	srvA.main = []turn{
+		func(*server, int) []block {
+			return []block{tool("Bash", map[string]any{"command": `sed -i 's/- \[ \] V1/- [x] V1/' tasks.md`, "description": "tick"})}
+		},
+		func(*server, int) []block {
+			// A script: 2.1.332 refuses a standalone sleep.
+			return []block{tool("Bash", map[string]any{"command": "sh slow.sh", "description": "a long step"})}
+		},
+		say("Done."),
+	}
+	a := startSession(t, rel.Path, srvA, options{mode: "acceptEdits", allow: []string{"Bash"}, files: map[string]string{
+		"tasks.md": verifyTasks, "check.sh": "echo checks passed\n", "slow.sh": "sleep 90\n",
+	}})
+	a.prompt("Work through tasks.md.")
+	for deadline := time.Now().Add(60 * time.Second); srvA.stepsAnswered() < 2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("session A did not reach its long step within 60 s")
+		}
+	}
+	if !a.srv.told("main", "This Bash command ticked V1") {
+		t.Fatalf("A's tick through Bash was not blocked after the command")
+	}
+	// A second session while A's Claude Code runs: A's box is not its to
+	// finish.
+	srvB.main = []turn{say("Nothing to do.")}
+	runHeadless(t, rel.Path, srvB, options{mode: "acceptEdits", allow: []string{"Bash"}, share: a}, "Look around.", 2*time.Minute)
+	if b, _ := os.ReadFile(filepath.Join(a.project, "tasks.md")); !strings.Contains(string(b), "- [x] V1") {
+		t.Fatalf("a session's start unticked the box of a session whose Claude Code still runs:\n%s", b)
+	}
+	// The loop's timeout: Claude Code is killed, no stop runs.
+	out, err := exec.Command("tmux", "-L", a.socket, "display-message", "-p", "-t", a.target, "#{pane_pid}").Output()
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil {
+		t.Fatalf("no pid for session A's Claude Code: %v %v", err, perr)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("session A's Claude Code did not end within 10 s of SIGKILL")
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(a.project, "tasks.md")); !strings.Contains(string(b), "- [x] V1") {
+		t.Fatalf("V1 was unticked before the next session began (a stop ran?):\n%s", b)
+	}
+	srvC.main = []turn{say("Nothing to do.")}
+	runHeadless(t, rel.Path, srvC, options{mode: "acceptEdits", allow: []string{"Bash"}, share: a}, "Go on with tasks.md.", 2*time.Minute)
+	b, _ := os.ReadFile(filepath.Join(a.project, "tasks.md"))
+	if !strings.Contains(string(b), "- [ ] V1") {
+		t.Fatalf("the next session's start did not finish the killed session's stop: V1 is still ticked:\n%s", b)
 	}
 }

@@ -108,14 +108,22 @@ func verifyBaseline(e *env, in gjson.Result) []string {
 	if !planfile.ValidSessionID(session) {
 		return nil
 	}
+	// An earlier session whose Claude Code ended without its stop (a
+	// loop's timeout) has its stop finished first: the boxes it leaves
+	// ticked without checks are unticked before this session's start is
+	// recorded, not taken for ticks made before it.
+	var notes []string
+	if ended := verifygate.FinishEnded(e.getenv, session, in.Get("cwd").String()); ended != "" {
+		notes = append(notes, ended)
+	}
 	_, note, err := verifygate.TakeBaseline(e.getenv, session, in.Get("cwd").String())
 	if err != nil {
-		return []string{fmt.Sprintf("the verify gate could not record the task boxes at session start (%v)", err)}
+		return append(notes, fmt.Sprintf("the verify gate could not record the task boxes at session start (%v)", err))
 	}
 	if note != "" {
-		return []string{note}
+		notes = append(notes, note)
 	}
-	return nil
+	return notes
 }
 
 // linkHookExecutables points CLAUDE_PLUGIN_DATA/bin/<name> at the

@@ -75,6 +75,11 @@ type tickState struct {
 	accepted map[boxKey]string
 	cfg      configSeen // the configuration file as last seen (watchConfig)
 	cfgUser  string     // the configuration as someone else last left it, JSON ("" none)
+	// client is the Claude Code process that ran the session's hooks when
+	// a box was last marked bad ("PID START", clientID): a later session
+	// that finds it gone, the box still bad, finishes the stop the session
+	// never reached (FinishEnded).
+	client string
 	// past are the boxes this session's agent unticked, by file and the
 	// task's words and runs: a command that brings the task file back
 	// from commits (`git stash pop`, a revert of a revert) gives a box
@@ -99,7 +104,7 @@ func newTickState() *tickState {
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
 // `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS" ["VIA"]]`, `u TIME "AGENT" "FILE" "WHY"`,
-// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`,
+// `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`, `P "CLIENT"`,
 // `p MARK TIME "AGENT" "FILE" "WORDS" "RUNS"`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
@@ -148,6 +153,9 @@ func (st *tickState) MarshalText() []byte {
 	}
 	if st.cfgUser != "" {
 		fmt.Fprintf(&b, "C %s\n", strconv.Quote(st.cfgUser))
+	}
+	if st.client != "" {
+		fmt.Fprintf(&b, "P %s\n", strconv.Quote(st.client))
 	}
 	for _, k := range accepted {
 		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
@@ -218,6 +226,8 @@ func parseTicks(src []byte) (*tickState, error) {
 			}
 		case line[0] == 'C' && len(f) == 1:
 			st.cfgUser = f[0]
+		case line[0] == 'P' && len(f) == 1:
+			st.client = f[0]
 		case line[0] == 'p' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
 			st.past[pastKey{f[3], f[4], f[5]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2], words: f[4], runs: f[5]}
 		default:
@@ -542,6 +552,9 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		x := placed(box{mark: m, time: now, agent: o.agent}, v.Task)
 		if m == markBad && o.restores {
 			x.via = hookio.Clip(o.command, 80)
+		}
+		if m == markBad {
+			st.client = clientID()
 		}
 		st.boxes[boxKey{rel, v.Task.Key()}] = x
 	}
