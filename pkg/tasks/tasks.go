@@ -149,17 +149,17 @@ func colonOutsideCode(s string) int {
 		switch s[i] {
 		case '`':
 			inCode = !inCode
-		case '[':
+		case '[', '(':
 			if !inCode {
 				brackets++
 			}
-		case ']':
+		case ']', ')':
 			if !inCode && brackets > 0 {
 				brackets--
 			}
 		case ':':
-			// A colon in a tag or a bracketed note ("[VM: … ]") ends
-			// no name either.
+			// A colon in a tag, a bracketed note ("[VM: … ]") or an
+			// aside ("Full suite (slow: 8 minutes)") ends no name either.
 			if !inCode && brackets == 0 {
 				return i
 			}

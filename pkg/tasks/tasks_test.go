@@ -393,3 +393,17 @@ func TestMaskIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestNameAside: a colon inside an aside's parentheses ends no name (the
+// deny named "V2 [VERIFY] Full suite (slow"); the colon after it does.
+func TestNameAside(t *testing.T) {
+	for src, want := range map[string]string{
+		"- [ ] V2 [VERIFY] Full suite (slow: about 8 minutes on CI)\n":         "V2 [VERIFY] Full suite (slow: about 8 minutes on CI)",
+		"- [ ] V3 [VERIFY] Full suite (slow: 8 minutes): `unit-tests --all`\n": "V3 [VERIFY] Full suite (slow: 8 minutes)",
+		"- [ ] V4 [VERIFY] Quality check: unit-tests\n":                        "V4 [VERIFY] Quality check",
+	} {
+		if got := Parse([]byte(src))[0].Name(); got != want {
+			t.Errorf("%q: name %q, want %q", src, got, want)
+		}
+	}
+}
