@@ -524,7 +524,8 @@ func runTasks(e *env, args []string) error {
 	}
 	var files []string
 	if len(pos) == 1 {
-		p, _ := filepath.Abs(pos[0])
+		cwd, _ := os.Getwd()
+		p := verifygate.ResolveTaskFile(s.Root, pos[0], cwd)
 		if _, err := os.Stat(p); err != nil {
 			return withHint(fmt.Errorf("cannot read the task file %s: %v", pos[0], errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
 		}

@@ -111,6 +111,25 @@ func (s *Session) AcceptCommands(rel string, t tasks.Task, by string) (string, e
 	return strings.Join(shown, ", "), nil
 }
 
+// ResolveTaskFile is the path a task file argument names: relative to
+// cwd, as a shell reads it; or, when nothing is there and the project has
+// it, relative to the project root, as rodin prints task files (a path
+// copied from a deny typed in a subfolder).
+func ResolveTaskFile(root, file, cwd string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	p := filepath.Join(cwd, file)
+	if _, err := os.Stat(p); err != nil {
+		if q := filepath.Join(root, file); project.Rel(root, q) != "" {
+			if _, err := os.Stat(q); err == nil {
+				return q
+			}
+		}
+	}
+	return p
+}
+
 // TaskError is FindTask's error: what is wrong, and a hint at what to do.
 type TaskError struct{ Msg, Hint string }
 
@@ -127,10 +146,7 @@ func (s *Session) FindTask(ref, file, cwd string) (string, tasks.Task, error) {
 	}
 	var files []string
 	if file != "" {
-		p := file
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
+		p := ResolveTaskFile(s.Root, file, cwd)
 		rel := project.Rel(s.Root, p)
 		if rel == "" {
 			return fail("", "%s is not inside the project (%s)", file, s.Root)
