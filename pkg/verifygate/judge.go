@@ -1760,6 +1760,9 @@ func (v Verdict) Explain() string {
 			parts = append(parts, "the last rodin:qa-engineer answer on it came from a run that was resumed, or sent a message after its prompt (SendMessage): only a run's first answer, to its prompt alone, counts, so start a new one")
 		case f.Command == "" && !f.Run.Pass:
 			parts = append(parts, "the last rodin:qa-engineer run on it did not pass ("+oneLineTail(f.Run.Tail)+")")
+		case f.Command != "" && f.Run.Exit == ledger.ExitBackground:
+			// Not a failure: its outcome reached no hook.
+			parts = append(parts, fmt.Sprintf("%s has not passed in this session: it ran in the background at %s (run_in_background, or moved there at the Bash tool's timeout, 2 minutes unless the call sets `timeout`), so its outcome reached no hook: run it again in the foreground with the Bash call's `timeout` set as long as it needs, up to 600000 ms (a check longer than that can only be waived by the user)", what, f.Run.When().Format("15:04:05")))
 		case f.Command != "" && f.Run.Exit != 0:
 			how := fmt.Sprintf("exit %d", f.Run.Exit)
 			if f.Run.Exit < 0 {
