@@ -956,9 +956,12 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 			f := Finding{Command: c.Run, Source: c.Source}
 			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run)
 			if f.Run == nil {
-				f.Near = nearRun(runs, c.Run, it.Task.Ref)
-				if f.Near == "" {
-					f.Elsewhere, f.Counts = s.elsewhereRun(runs, it.File, c.Run)
+				// The exact command run from another folder says more than
+				// a line that held it (a monorepo's package run, after an
+				// old `a && b` at the root).
+				f.Elsewhere, f.Counts = s.elsewhereRun(runs, it.File, c.Run)
+				if f.Elsewhere == "" {
+					f.Near = nearRun(runs, c.Run, it.Task.Ref)
 				}
 				if f.Near == "" && f.Elsewhere == "" {
 					f.Failed = failedVerify(runs, it.Task.Ref)
