@@ -59,6 +59,7 @@ type fixture struct {
 	plugin                     string // the plugin as installed: plugin/ with the release executables in libexec
 	many                       string // a HOME whose plans directory holds 2,000 plan files
 	big                        string // a project of 10,000 source files with a tasks.md (the verify gate)
+	bigStop                    string // the same, for the stop rows (v4, v5): their commands are not in v3's log
 	huge                       string // the same with 100,000 source files
 	long, long2                string // projects whose tasks.md is 120 KB, 400 tasks
 	busy                       string // a project whose session ran 2,000 commands
@@ -216,6 +217,10 @@ func build() (*fixture, error) {
 // project.
 const bigSession = session + "-big"
 
+// bigStopSession is the session of the stop rows (v4, v5), in a project
+// like bigSession's.
+const bigStopSession = session + "-bigstop"
+
 // verifyFixture makes the verify gate's cases: a tasks.md in the project
 // (baseline taken as a session start would), and a project of 10,000
 // source files in 100 directories whose tasks.md has a [VERIFY] task whose
@@ -238,6 +243,14 @@ func verifyFixture(f *fixture) error {
 	}
 	f.big = filepath.Join(f.root, "big")
 	if err := tickProject(f.big, bigSession, 100, tasksText, getenv); err != nil {
+		return err
+	}
+	// The stop rows run in a session of their own: v5 records a command
+	// before each of its runs, and a command in the log after a check's run
+	// sends a tick to the walk (the transcript is not taken over the log),
+	// which v3 does not measure.
+	f.bigStop = filepath.Join(f.root, "bigstop")
+	if err := tickProject(f.bigStop, bigStopSession, 100, tasksText, getenv); err != nil {
 		return err
 	}
 	f.huge = filepath.Join(f.root, "huge")
@@ -651,13 +664,13 @@ func cases(f *fixture) []hookCase {
 		{name: hjV10, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(busySession, f.busy, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV9, cmd: hook(`hooks.PostToolUse.#(matcher=="Edit").hooks.0`), stdin: taskPostInput(longSession, f.long, "- [ ] V1", "- [x] V1"), home: f.home},
 		{name: hjV8, cmd: hook(`hooks.PreToolUse.#(matcher=="Edit").hooks.0`), stdin: taskEditInput(longSession2, f.long2, "case 399 in", "case 399 of"), home: f.home, before: func() { keepFirstReading(longSession2) }},
-		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home},
+		{name: hjV4, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigStopSession, f.bigStop), home: f.home},
 		// A Bash command ran since the last stop (the run log grew): the
 		// stop hook stats each of the 101 directories for new task files,
 		// and notes the log's size in place (the v4 row after it, with no
 		// command between, then takes the quiet path).
-		{name: hjV5, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigSession, f.big), home: f.home, before: func() {
-			ledger.Append(dataDir, bigSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "ls", Cwd: f.big})
+		{name: hjV5, cmd: hook(`hooks.Stop.0.hooks.0`), stdin: stopInput(bigStopSession, f.bigStop), home: f.home, before: func() {
+			ledger.Append(dataDir, bigStopSession, ledger.Run{Time: time.Now().UnixNano(), Kind: ledger.KindBash, Command: "ls", Cwd: f.bigStop})
 		}},
 		{name: hjK1, cmd: hook(`hooks.PreToolUse.#(matcher=="Write").hooks.1`), stdin: artifactWrite, home: f.home},
 		{name: shFloor, cmd: []string{"/bin/sh", "-c", f.bin["floor"]}, stdin: postInput("default", src), home: f.home},
