@@ -874,6 +874,9 @@ func (s *Session) TickedBy(file, key string) string {
 	case markOther:
 		return "someone else (not this session's agent): never unticked"
 	case markStart:
+		if ledger.StandingClaims(s.Data, s.Root)[file+"\x00"+key] {
+			return "an earlier session's agent, its checks passed then (judged then, not now)"
+		}
 		return "someone before this session began (judged then, not now)"
 	}
 	// Checked, and unknown to the record: ticked after the session's
