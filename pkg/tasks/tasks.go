@@ -637,6 +637,8 @@ func manual(id, kind, title, text string) bool {
 		// A browser a person drives, and a reviewer's look (corpus nine).
 		"in browser", "in the browser", "in a browser", "浏览器", "chrome 插件", "ブラウザ", "브라우저",
 		"human reviewer", "deferred to human", "visual smoke", "visual check", "visual inspection",
+		// A game a person plays (corpus ten): how it feels is theirs to say.
+		"playtest", "play-test", "play test", "playthrough", "play through", " feels ", " feel right",
 		// Screenshots, keyboard accessibility and sign-offs (corpus eight),
 		// in the languages task files are written in.
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
