@@ -287,6 +287,16 @@ func runsIn(dir, prog string, args []string) bool {
 
 // fileOf is the file a command names: its program when that is a path,
 // or an interpreter's script; "" when it names none.
+// ScriptOf is the file a command runs (`sh .ci/check.sh`, `./run.py`,
+// `node scripts/lint.mjs`), "" when it names none.
+func ScriptOf(c string) string {
+	prog, args := progArgs(c)
+	if prog == "" {
+		return ""
+	}
+	return fileOf(prog, args)
+}
+
 func fileOf(prog string, args []string) string {
 	if strings.ContainsRune(prog, '/') {
 		return prog

@@ -979,11 +979,13 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		}
 		out = append(out, v)
 	}
+	var files []string // the task file of each of refs
 	for i := range out {
 		for j := range out[i].Findings {
 			if f := &out[i].Findings[j]; f.Run != nil {
 				times = append(times, s.evidenceTime(f.Run))
 				refs = append(refs, f)
+				files = append(files, out[i].File)
 			}
 		}
 	}
@@ -991,15 +993,19 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	// no walk (quietSince); the others share one.
 	var walkTimes []time.Time
 	var walkRefs []*Finding
+	var walkFiles []string
 	for i, f := range refs {
 		if !s.quietSince(f.Run) {
-			walkTimes, walkRefs = append(walkTimes, times[i]), append(walkRefs, f)
+			walkTimes, walkRefs, walkFiles = append(walkTimes, times[i]), append(walkRefs, f), append(walkFiles, files[i])
 		}
 	}
 	if len(walkTimes) > 0 {
 		changes := freshness.Newest(s.tree(), walkTimes)
 		var now *project.Tree
 		for i, c := range changes {
+			if c.Path == "" && walkRefs[i].Command != "" {
+				c = s.scriptChanged(walkFiles[i], walkRefs[i].Command, walkTimes[i])
+			}
 			walkRefs[i].Stale = c
 			if c.Path != "" {
 				if now == nil {
@@ -1052,6 +1058,30 @@ func (s *Session) quietSince(r *ledger.Run) bool {
 	}
 	s.quiet[r.Tool] = q
 	return q
+}
+
+// scriptChanged is the script a task's command runs, when it changed at or
+// after since: the walk leaves out hidden folders and ignored files, and a
+// check kept in `.ci/check.sh` made to pass, run and put back is code no
+// check ran on. The zero Change when it did not change, or names none.
+func (s *Session) scriptChanged(file, cmd string, since time.Time) freshness.Change {
+	script := tasks.ScriptOf(cmd)
+	if script == "" {
+		return freshness.Change{}
+	}
+	p := script
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.RunDir(file, cmd), p)
+	}
+	rel := project.Rel(s.Root, p)
+	fi, err := os.Stat(p)
+	if rel == "" || err != nil {
+		return freshness.Change{}
+	}
+	if t := freshness.ChangeTime(fi); !t.Before(since) {
+		return freshness.Change{Path: rel, Time: t}
+	}
+	return freshness.Change{}
 }
 
 // evidenceTime is the time a run's pass speaks for: its end (files the
