@@ -448,7 +448,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(t.Text)) || len(t.Commands) == 0 && editorCommand(title)
+	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) || len(t.Commands) == 0 && editorCommand(title)
 	if slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) {
 		// A screenshot passes whatever it shows: a person looks at it.
 		t.Manual = true
@@ -468,8 +468,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 			}
 		}
 	}
-	if t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) })) {
-		// A person checks it: the steps (starting the thing they watch) are
+	if t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) })) {
+		// A person checks it: the steps (starting the thing they watch,
+		// a `Run:` bullet beside "Manual: follow the quickstart") are
 		// what they do, not the check.
 		t.Commands = nil
 	}
@@ -477,6 +478,31 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// outsideCode is text without its code: fenced blocks and backticked
+// spans, where a word a person's check is known by is a name
+// (`ScreenshotService`), not what the task asks.
+func outsideCode(text string) string {
+	var b strings.Builder
+	fence := false
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		parts := strings.Split(l, "`")
+		for i := 0; i < len(parts); i += 2 {
+			b.WriteString(parts[i])
+			if i+1 < len(parts) {
+				b.WriteByte(' ')
+			}
+		}
+	}
+	return b.String()
 }
 
 // manual reports whether a verification task says a person checks it:
