@@ -612,7 +612,8 @@ func personHeading(h string) bool {
 		for _, next := range words[i+1 : min(i+3, len(words))] {
 			switch strings.Trim(next, ".,;:!?()*_") {
 			case "test", "tests", "testing", "check", "checks", "checkpoint", "checkpoints", "verification", "verifications",
-				"validation", "review", "qa", "e2e", "inspection", "tasks", "steps", "gate", "gates", "sign-off", "checklist":
+				"validation", "review", "qa", "e2e", "inspection", "tasks", "steps", "gate", "gates", "sign-off", "checklist",
+				"scenario", "scenarios", "walkthrough", "session":
 				return true
 			}
 		}
@@ -665,6 +666,11 @@ func manual(id, kind, title, text string) bool {
 		"human reviewer", "deferred to human", "visual smoke", "visual check", "visual inspection",
 		// A game a person plays (corpus ten): how it feels is theirs to say.
 		"playtest", "play-test", "play test", "playthrough", "play through", " feels ", " feel right",
+		// A look at the running app or a device, in plain words (corpus
+		// eleven): its console, a width, a phone, another app's window.
+		"console errors", "console error", "px width", "look correct", "looks correct", "look right", "looks right",
+		"browser shows", "the phone", "on a phone", "iphone", "in a spreadsheet", "spreadsheet app", "claude desktop",
+		"reboot the", "after a reboot", "watch the logs", "watch logs",
 		// Screenshots, keyboard accessibility and sign-offs (corpus eight),
 		// in the languages task files are written in.
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
