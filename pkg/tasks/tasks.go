@@ -456,7 +456,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A prompt to an agent, or a count, passes whatever it prints: what it
 	// prints is read. Its commands stay as written (a search among them
 	// still must find).
-	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) })
+	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) }) ||
+		len(t.Commands) == 0 && agentQuery(t.Text)
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	if !t.Manual && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
@@ -478,6 +479,43 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// agentQuery reports whether a task's code names a query the agent runs
+// through a tool of its own, not the shell: an MCP tool (`mcp__…`,
+// `execute_sql`, `get_advisors(type: 'security')`) or an SQL statement
+// (`SELECT count(*) FROM sales;` "expect 0"). No command of the project
+// looks at what it returns: a qa-engineer reads it.
+func agentQuery(text string) bool {
+	parts := strings.Split(text, "`")
+	for i := 1; i < len(parts); i += 2 {
+		c := strings.TrimSpace(parts[i])
+		name, _, call := strings.Cut(c, "(")
+		lower := strings.ToLower(c)
+		switch {
+		case strings.HasPrefix(c, "mcp__"):
+			return true
+		case name == "execute_sql" || name == "run_sql" || name == "get_advisors" || name == "list_tables" || name == "apply_migration":
+			return true
+		case call && strings.HasSuffix(c, ")") && strings.Contains(c, ":") && isIdent(name):
+			return true // a tool call with named arguments: `get_logs(service: 'api')`
+		case strings.HasPrefix(lower, "select ") && strings.Contains(lower, " from "):
+			return true
+		}
+	}
+	return false
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // outsideCode is text without its code: fenced blocks and backticked
