@@ -76,6 +76,13 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	if cs := checks(runSteps(first, src)); len(cs) > 0 {
 		return cs, ""
 	}
+	// A title that says to run what follows ("Run the final validation
+	// pipeline:") and a list of backticked commands under it.
+	if _, n := t.leading(); strings.HasSuffix(strings.TrimSpace(t.raw), ":") && n < len(t.words()) && runVerb(t.words()[n]) {
+		if cs := checks(nested(first, src, FromRunStep)); len(cs) > 0 {
+			return cs, ""
+		}
+	}
 	// A fenced block of shell lines right in a task with no Verify label
 	// ("**[VERIFY]** Run the check script (required)" and the script's
 	// lines under it, in a ```bash fence): its lines are the check.
