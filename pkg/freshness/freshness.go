@@ -43,7 +43,12 @@ type Change struct {
 // file changed after it, the newest change (the zero Change when none
 // was). Walking once for all the times a decision needs keeps the cost at
 // one walk.
-func Newest(t *project.Tree, since []time.Time) []Change {
+func Newest(t *project.Tree, since []time.Time) []Change { return NewestUntil(t, since, time.Time{}) }
+
+// NewestUntil is Newest leaving out the changes after until (none when
+// until is zero): the tree as it stood then, for a session's stop finished
+// after its Claude Code ended (a change made since is not its agent's).
+func NewestUntil(t *project.Tree, since []time.Time, until time.Time) []Change {
 	out := make([]Change, len(since))
 	if len(since) == 0 {
 		return out
@@ -91,7 +96,7 @@ func Newest(t *project.Tree, since []time.Time) []Change {
 			if err != nil {
 				continue
 			}
-			if c := changeTime(info); !c.Before(oldest) && (changed[w].Path == "" || c.After(changed[w].Time)) {
+			if c := changeTime(info); !c.Before(oldest) && (until.IsZero() || !c.After(until)) && (changed[w].Path == "" || c.After(changed[w].Time)) {
 				changed[w] = Change{Path: files[i], Time: c}
 			}
 		}

@@ -86,6 +86,17 @@ func FinishEnded(getenv func(string) string, session, cwd string) string {
 	if data == "" || root == "" || Off(getenv) {
 		return ""
 	}
+	// A session resumed (`claude --resume`, a loop that resumes) runs in
+	// a new Claude Code: its record names that one from now on, so that
+	// another session's start does not take it for ended.
+	if st, err := loadTicks(data, session); err == nil && st != nil && st.client != "" {
+		if c := clientID(); c != "" && c != st.client {
+			updateTicks(data, session, func(st *tickState) error {
+				st.client = c
+				return nil
+			})
+		}
+	}
 	entries, err := os.ReadDir(ledger.Dir(data))
 	if err != nil {
 		return ""
@@ -115,15 +126,32 @@ func FinishEnded(getenv func(string) string, session, cwd string) string {
 		if !st.outstanding() {
 			continue
 		}
+		// It ended after its last record: its background tasks ended with
+		// it (a change since is not its agent's), and its stop judges the
+		// files as they stood then (a user's edit since does not make a
+		// check it passed stale).
+		end := r.mod
+		runs, _, err := ledger.Runs(data, r.id)
+		if err == nil {
+			for _, x := range runs {
+				if t := time.Unix(0, x.Time).Add(ledger.Slack); t.After(end) {
+					end = t
+				}
+			}
+			ledger.BackgroundEnded(data, r.id, runs, []string{}, end)
+		}
 		in, _ := sjson.SetBytes([]byte(`{"hook_event_name":"Stop","stop_hook_active":true}`), "session_id", r.id)
 		in, _ = sjson.SetBytes(in, "cwd", root)
-		out := Stop(hookio.NewInput(in), getenv)
+		out := stop(hookio.NewInput(in), getenv, end)
 		updateTicks(data, r.id, func(st *tickState) error {
 			st.client = "" // finished: not again
 			return nil
 		})
 		if out.SystemMessage != "" {
-			said = append(said, "a session of this project ended without its stop (its Claude Code is gone), so rodin finished it: "+strings.TrimSuffix(strings.TrimPrefix(out.SystemMessage, "[rodin] "), "."))
+			msg := strings.TrimSuffix(strings.TrimPrefix(out.SystemMessage, "[rodin] "), ".")
+			msg = strings.Replace(msg, " rodin blocked this stop once already, so it lets it through and has unticked ", " rodin has unticked ", 1)
+			msg = strings.ReplaceAll(msg, " in this session", " in that session")
+			said = append(said, "a session of this project ended without its stop (its Claude Code is gone), so rodin finished it: "+msg)
 		}
 	}
 	return strings.Join(said, " ")

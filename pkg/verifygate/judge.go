@@ -46,6 +46,10 @@ const OffMessage = "[rodin] The verify gate is off (RODIN_VERIFY=off): task boxe
 // Session is what a decision reads.
 type Session struct {
 	ID, Data, Root string
+	// asOf, when set, is when the session's Claude Code ended: its stop,
+	// finished by a later session's start (FinishEnded), judges the files
+	// as they stood then.
+	asOf time.Time
 	Config         project.Config
 	Baseline       *ledger.Baseline // nil when the session has none
 	runs           []ledger.Run
@@ -1000,7 +1004,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		}
 	}
 	if len(walkTimes) > 0 {
-		changes := freshness.Newest(s.tree(), walkTimes)
+		changes := freshness.NewestUntil(s.tree(), walkTimes, s.asOf)
 		var now *project.Tree
 		for i, c := range changes {
 			if c.Path == "" && walkRefs[i].Command != "" {
@@ -1078,7 +1082,7 @@ func (s *Session) scriptChanged(file, cmd string, since time.Time) freshness.Cha
 	if rel == "" || err != nil {
 		return freshness.Change{}
 	}
-	if t := freshness.ChangeTime(fi); !t.Before(since) {
+	if t := freshness.ChangeTime(fi); !t.Before(since) && (s.asOf.IsZero() || !t.After(s.asOf)) {
 		return freshness.Change{Path: rel, Time: t}
 	}
 	return freshness.Change{}

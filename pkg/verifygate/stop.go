@@ -39,6 +39,11 @@ import (
 // start, an unreadable run log) means "unverified": the stop is blocked
 // once with what is wrong, never let through in silence.
 func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
+	return stop(in, getenv, time.Time{})
+}
+
+// stop is Stop, judging the files as they stood at asOf when it is set.
+func stop(in hookio.Input, getenv func(string) string, asOf time.Time) hookio.StopOutcome {
 	if Off(getenv) {
 		return hookio.StopOutcome{}
 	}
@@ -55,6 +60,7 @@ func Stop(in hookio.Input, getenv func(string) string) hookio.StopOutcome {
 		return unverifiable(in, again, "rodin cannot read its record of this session ("+err.Error()+"), so it cannot tell whether a verification task was ticked without its checks. To fix: run `rodin doctor`")
 	}
 	s.indexed = indexed
+	s.asOf = asOf
 	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
 	var items []Item
 	noBaseline := false
