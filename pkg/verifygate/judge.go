@@ -49,11 +49,11 @@ type Session struct {
 	// asOf, when set, is when the session's Claude Code ended: its stop,
 	// finished by a later session's start (FinishEnded), judges the files
 	// as they stood then.
-	asOf time.Time
-	Config         project.Config
-	Baseline       *ledger.Baseline // nil when the session has none
-	runs           []ledger.Run
-	runsRead       bool
+	asOf     time.Time
+	Config   project.Config
+	Baseline *ledger.Baseline // nil when the session has none
+	runs     []ledger.Run
+	runsRead bool
 	// Damaged counts the records lost to damage in the run log (with the
 	// runs before them, which the damage may have overruled): messages
 	// say so, since it is why a check that ran asks to run again.
