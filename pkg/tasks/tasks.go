@@ -241,9 +241,7 @@ func parseFile(src []byte) File {
 				headings[l] = heading
 				clear(headings[l+1:])
 				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
-				if head != nil && l <= head.level {
-					head = nil
-				}
+				head = nil // a tagged heading's section ends at the next heading
 				if head == nil {
 					head = headingTask(n, src)
 				}
@@ -289,13 +287,12 @@ func parseFile(src []byte) File {
 // that verification task. Read as ordinary tasks, they were ticked
 // ungated.
 type tagged struct {
-	level int
-	task  Task // the heading read as a task's first line, its section as the task's body
+	task Task // the heading read as a task's first line, its section as the task's body
 }
 
 // headingTask is the verification task a top-level heading holds, nil when
 // it holds none: the heading's text and the section under it (down to
-// the next heading of its level or above) are read as one task item.
+// the next heading) are read as one task item.
 func headingTask(h *ast.Heading, src []byte) *tagged {
 	if h.Lines().Len() == 0 {
 		return nil
@@ -313,7 +310,9 @@ func headingTask(h *ast.Heading, src []byte) *tagged {
 	}
 	stop := len(src)
 	for sib := h.NextSibling(); sib != nil; sib = sib.NextSibling() {
-		if next, ok := sib.(*ast.Heading); ok && next.Level <= h.Level && next.Lines().Len() > 0 {
+		// The section ends at the next heading, of any level: a tagged
+		// phase's sub-headings (`### Task 4.1`) are tasks of their own.
+		if next, ok := sib.(*ast.Heading); ok && next.Lines().Len() > 0 {
 			stop = next.Lines().At(0).Start
 			for stop > start && src[stop-1] != '\n' {
 				stop--
@@ -333,7 +332,7 @@ func headingTask(h *ast.Heading, src []byte) *tagged {
 	if len(ts) == 0 || !ts[0].Verify {
 		return nil
 	}
-	return &tagged{level: h.Level, task: ts[0]}
+	return &tagged{task: ts[0]}
 }
 
 // adopt makes t, a box in the heading's section read as a verification
@@ -346,6 +345,13 @@ func (h *tagged) adopt(t *Task) {
 	own := strings.TrimSpace(t.ID + " " + t.Title)
 	t.ID = v.ID
 	t.Title = v.Title + " — " + own
+	if f := strings.Fields(v.Title); len(f) > 0 && isStepNumber(f[0]) {
+		// `### Task 1.6: [VERIFY] …`: the boxes are 1.6's (`rodin verify
+		// 1.6`), not the label word's, whose count shifts as sections
+		// are added.
+		t.ID = strings.TrimSuffix(f[0], ":")
+		t.Title = strings.TrimSpace(strings.TrimPrefix(v.Title, f[0])) + " — " + own
+	}
 	if len(t.Commands) > 0 || t.Manual {
 		return
 	}
