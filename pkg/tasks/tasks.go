@@ -241,7 +241,7 @@ func parseFile(src []byte) File {
 				headings[l] = heading
 				clear(headings[l+1:])
 				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
-				head = nil // a tagged heading's section ends at the next heading
+				head = nil                                      // a tagged heading's section ends at the next heading
 				if head == nil {
 					head = headingTask(n, src)
 				}
