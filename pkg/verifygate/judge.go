@@ -1596,14 +1596,12 @@ func (s *Session) isVerifyOf(cmd, cwd, file string, t tasks.Task, r *ledger.Run)
 // the root: a relative FILE is read from cwd, where the command ran; ""
 // when it is outside the project.
 func (s *Session) verifyFile(cwd, fileArg string) string {
-	p := fileArg
-	if !filepath.IsAbs(p) {
-		if cwd == "" {
-			cwd = s.Root
-		}
-		p = filepath.Join(cwd, p)
+	if cwd == "" {
+		cwd = s.Root
 	}
-	return project.Rel(s.Root, p)
+	// As `rodin verify` read it: from cwd, or from the root when nothing
+	// is there (a path as rodin prints it, typed in a subfolder).
+	return project.Rel(s.Root, ResolveTaskFile(s.Root, fileArg, cwd))
 }
 
 // verifyPart is the rodin verify command of a line as agents write it:
