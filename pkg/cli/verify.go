@@ -44,22 +44,24 @@ func verifySession(e *env) (*verifygate.Session, error) {
 	return s, err
 }
 
-// latestSession is the most recent session whose baseline is for root.
-func latestSession(getenv func(string) string, root string) string {
+// latestSession is the most recent session whose baseline is for dir, or
+// for the nearest folder above it that a session's baseline is for: a
+// user's terminal in a subfolder of the project is in the project.
+func latestSession(getenv func(string) string, dir string) string {
 	data := evidence.DataDir(getenv)
 	if data == "" {
 		return ""
 	}
 	files, _ := filepath.Glob(filepath.Join(ledger.Dir(data), "*.baseline.json"))
-	best, bestTime := "", time.Time{}
+	best, bestRoot, bestTime := "", "", time.Time{}
 	for _, f := range files {
 		id := strings.TrimSuffix(filepath.Base(f), ".baseline.json")
 		b, err := ledger.LoadBaseline(data, id)
-		if err != nil || b == nil || b.Root != root {
+		if err != nil || b == nil || b.Root != dir && !strings.HasPrefix(dir, b.Root+string(filepath.Separator)) || len(b.Root) < len(bestRoot) {
 			continue
 		}
-		if fi, err := os.Stat(f); err == nil && fi.ModTime().After(bestTime) {
-			best, bestTime = id, fi.ModTime()
+		if fi, err := os.Stat(f); err == nil && (len(b.Root) > len(bestRoot) || fi.ModTime().After(bestTime)) {
+			best, bestRoot, bestTime = id, b.Root, fi.ModTime()
 		}
 	}
 	return best
