@@ -236,7 +236,7 @@ func (c Config) IsTaskFile(root, p string) bool {
 
 // Tree walks the project's source tree: every regular file except those in
 // hidden directories (.git, .rodin, .venv …),
-// node_modules, and what the root .gitignore or the configuration's Ignore
+// node_modules, __pycache__, and what the root .gitignore or the configuration's Ignore
 // globs leave out. visit gets
 // the relative path and the entry; returning fs.SkipAll stops the walk.
 type Tree struct {
@@ -274,7 +274,10 @@ func (t *Tree) Walk(visit func(rel string, d fs.DirEntry) error) error {
 		rel := filepath.ToSlash(p[len(t.Root)+1:])
 		name := d.Name()
 		if d.IsDir() {
-			if strings.HasPrefix(name, ".") || name == "node_modules" || t.ignored(rel, true) {
+			// __pycache__ holds what Python compiles from the sources
+			// beside it, as a test run imports them (a source changed is
+			// seen itself; a file put there alone is not imported).
+			if strings.HasPrefix(name, ".") || name == "node_modules" || name == "__pycache__" || t.ignored(rel, true) {
 				return filepath.SkipDir
 			}
 			return visit(rel, d)
