@@ -1747,7 +1747,7 @@ func (v Verdict) Explain() string {
 		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task; a change saved while the agent's command ran, the user's own too, is taken for the agent's): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
 	}
 	if v.Need.Manual {
-		why := "it says so, and names no command"
+		why := "its words say so"
 		switch {
 		case !v.Task.Manual:
 			why = "it said so when the session began; rewording it does not change that"
