@@ -303,6 +303,9 @@ func fileOf(prog string, args []string) string {
 	}
 	if interpreter(filepath.Base(prog)) {
 		for _, a := range args {
+			if a == "-m" || a == "-c" || a == "-e" || a == "--eval" || a == "-p" {
+				return "" // a module or code given inline (`python3 -m pytest`), no file
+			}
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
