@@ -382,11 +382,21 @@ func TaskFiles(root string, c Config) []string {
 // kept elsewhere and linked in is the project's, as an editor and the
 // agent see it; links met inside a linked folder are not followed again.
 func walkTasks(root, p, rel string, c Config, linked bool, found func(rel string, dir bool)) {
+	// A linked folder is walked up to maxLinked entries: a link to a large
+	// tree (`data -> /usr`) costs every session start and every stop
+	// otherwise. What lies past the bound is not looked at (docs/security.md).
+	budget := -1
+	if linked {
+		budget = maxLinked
+	}
 	// A trailing separator makes the walk start in the folder a link at p
 	// points to (WalkDir does not follow a link it starts at).
 	filepath.WalkDir(p+string(filepath.Separator), func(q string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
+		}
+		if budget--; budget == -1 && linked {
+			return filepath.SkipAll
 		}
 		r := rel
 		sub := strings.TrimLeft(q[min(len(p), len(q)):], string(filepath.Separator))
@@ -416,6 +426,9 @@ func walkTasks(root, p, rel string, c Config, linked bool, found func(rel string
 	})
 }
 
+// maxLinked bounds the entries of a linked folder a walk reads.
+const maxLinked = 5000
+
 // What a symbolic link met in a walk of the project is taken for.
 const (
 	LinkNone = iota // left out
@@ -437,7 +450,9 @@ func Follow(root, p string, c Config) int {
 	if err != nil {
 		return LinkNone
 	}
-	inside := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+string(filepath.Separator)) }
+	inside := func(a, b string) bool {
+		return a == b || strings.HasPrefix(a, strings.TrimSuffix(b, string(filepath.Separator))+string(filepath.Separator))
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		realRoot = root
@@ -450,8 +465,13 @@ func Follow(root, p string, c Config) int {
 		}
 		return LinkDir
 	case fi.Mode().IsRegular() && MatchAny(c.TaskFiles, rel):
-		if inside(real, realRoot) && MatchAny(c.TaskFiles, filepath.ToSlash(real[min(len(realRoot)+1, len(real)):])) {
-			return LinkNone
+		if inside(real, realRoot) {
+			// The same file is not read twice, unless the walk does not go
+			// where it is (node_modules, .git).
+			r := filepath.ToSlash(real[min(len(realRoot)+1, len(real)):])
+			if MatchAny(c.TaskFiles, r) && !strings.Contains("/"+r, "/node_modules/") && !strings.Contains("/"+r, "/.git/") {
+				return LinkNone
+			}
 		}
 		return LinkFile
 	}
@@ -582,14 +602,14 @@ var recentlyChanged = 2 * time.Second
 // IndexTaskFiles walks the root as TaskFiles does and returns the index.
 func IndexTaskFiles(root string, c Config) TaskIndex {
 	ix := TaskIndex{Dirs: map[string]int64{}, Root: root, Globs: c.TaskFiles}
-	ix.walk(root, "", c, time.Now())
+	ix.walk(root, "", c, time.Now(), false)
 	sort.Strings(ix.Files)
 	return ix
 }
 
-func (ix *TaskIndex) walk(root, from string, c Config, now time.Time) {
+func (ix *TaskIndex) walk(root, from string, c Config, now time.Time, linked bool) {
 	start := filepath.Join(root, filepath.FromSlash(from))
-	walkTasks(root, start, from, c, false, func(rel string, dir bool) {
+	walkTasks(root, start, from, c, linked, func(rel string, dir bool) {
 		if dir {
 			ix.Dirs[rel] = dirTime(filepath.Join(root, filepath.FromSlash(rel)), now)
 		} else {
@@ -680,7 +700,7 @@ func (ix *TaskIndex) Refresh(root string, c Config) bool {
 			switch {
 			case e.IsDir() || link == LinkDir:
 				if _, known := ix.Dirs[er]; !known && e.Name() != ".git" && e.Name() != "node_modules" {
-					ix.walk(root, er, c, now)
+					ix.walk(root, er, c, now, link == LinkDir)
 				}
 			case (e.Type().IsRegular() && MatchAny(c.TaskFiles, er) || link == LinkFile) && !have[er]:
 				ix.Files = append(ix.Files, er)
