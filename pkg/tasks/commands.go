@@ -73,7 +73,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	// detail bullets: "Run `unit-tests` and ensure all tests pass",
 	// "Execute `a` then `b`", a `- Run: \`npm test\`` beside a Verify
 	// line of prose, "80%+ coverage"): their commands are the check.
-	if cs := checks(runSteps(first, src)); len(cs) > 0 {
+	if cs := checks(runSteps(first, src, verify != nil)); len(cs) > 0 {
 		return cs, ""
 	}
 	// A title that says to run what follows ("Run the final validation
@@ -109,8 +109,10 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 // Verify, Confirm): the backticked commands of each, files and actions
 // aside. A checkbox under the task is a task of its own; a bullet that
 // opens otherwise ("Create the model", "_Requirements: 1.2_") is what
-// the task does or refers to.
-func runSteps(first ast.Node, src []byte) []Command {
+// the task does or refers to. Beside a Verify label of prose (runOnly),
+// only the bullets that say to run (`- Run:`, Execute): "Check `ls docs/`"
+// beside it is no check of the task's.
+func runSteps(first ast.Node, src []byte, runOnly bool) []Command {
 	var out []Command
 	for n := first.NextSibling(); n != nil; n = n.NextSibling() {
 		l, ok := n.(*ast.List)
@@ -124,6 +126,9 @@ func runSteps(first ast.Node, src []byte) []Command {
 			}
 			words := strings.Fields(plain(item.FirstChild(), src))
 			if len(words) < 2 || !runVerb(words[0]) {
+				continue
+			}
+			if v := strings.ToLower(strings.TrimRight(words[0], ":,")); runOnly && v != "run" && v != "rerun" && v != "re-run" && v != "execute" {
 				continue
 			}
 			// Its own words, and a list or a fence under them ("Verify no
@@ -364,9 +369,15 @@ func CapturesScreen(c string) bool {
 				return true // ImageMagick's
 			}
 		}
-		for _, a := range w[1:] {
-			if a == "screenshot" || a == "screencap" {
-				return true // xcrun simctl io … screenshot, adb … screencap, playwright screenshot
+		switch path.Base(FirstWord(p)) {
+		case "xcrun", "adb", "playwright", "npx", "pnpm", "yarn", "bunx":
+			// xcrun simctl io … screenshot, adb … screencap, `npx
+			// playwright screenshot`; not a test filter (`go test -run
+			// screenshot`).
+			for _, a := range w[1:] {
+				if a == "screenshot" || a == "screencap" {
+					return true
+				}
 			}
 		}
 	}
@@ -386,7 +397,9 @@ func Counts(c string) bool {
 	w := strings.Fields(last[strings.Index(last, FirstWord(last)):])
 	switch path.Base(FirstWord(last)) {
 	case "wc":
-		return len(w) == 2 && (w[1] == "-l" || w[1] == "-w" || w[1] == "-c" || w[1] == "-m")
+		// `… | wc -l`, `wc -l FILE`, `wc -l < FILE`: a count, whatever it
+		// counts.
+		return len(w) >= 2 && (w[1] == "-l" || w[1] == "-w" || w[1] == "-c" || w[1] == "-m")
 	case "grep", "egrep", "fgrep", "rg":
 		for _, a := range w[1:] {
 			if a == "-c" || a == "--count" || len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c') && !strings.ContainsAny(a, "eAfBCm") {
