@@ -1111,6 +1111,14 @@ func (s *Session) overlapped(r *ledger.Run) (start int64, overlap bool) {
 	if err != nil {
 		return start, true
 	}
+	// A process an earlier command left running (`cmd &`, setsid, nohup)
+	// may write at any time, the check's too.
+	runs, _ := s.Runs()
+	for i := range runs {
+		if runs[i].Kind == ledger.KindBash && runs[i].Time <= r.Time && (runs[i].Oversize || detaches(runs[i].Command)) {
+			return start, true
+		}
+	}
 	for _, w := range ws {
 		if w.Background != "" && w.Background == r.Bg {
 			continue // the run itself
