@@ -144,7 +144,9 @@ func FinishEnded(getenv func(string) string, session, cwd string) string {
 		in, _ = sjson.SetBytes(in, "cwd", root)
 		out := stop(hookio.NewInput(in), getenv, end)
 		updateTicks(data, r.id, func(st *tickState) error {
-			st.client = "" // finished: not again
+			if !st.outstanding() {
+				st.client = "" // finished: not again (a box it could not untick is tried again at the next start)
+			}
 			return nil
 		})
 		if out.SystemMessage != "" {

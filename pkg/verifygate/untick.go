@@ -39,7 +39,7 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
 		}
-		err := untickFile(path, fvs)
+		err := untickFile(s.Root, path, fvs)
 		if err != nil {
 			for _, v := range fvs {
 				fails = append(fails, fmt.Sprintf("%s (%v)", v.Task.Name(), err))
@@ -52,12 +52,12 @@ func (s *Session) untick(vs []Verdict) (done []Verdict, failed string) {
 }
 
 // untickFile unticks fvs's boxes in the task file at path. The new file is
-// written beside it and renamed over it, which a folder made read-only
-// (chmod a-w, by the agent whose tick it is) refuses: rodin runs as the
-// same user, so it makes the folder writable for the rename and puts its
-// mode back after. A folder it cannot change (another owner's) still
-// fails, and the stop says so.
-func untickFile(path string, fvs []Verdict) error {
+// written beside it and renamed over it, which a folder made read-only or
+// unsearchable (chmod a-w, a-x, by the agent whose tick it is) refuses:
+// rodin runs as the same user, so it opens the folders for the rename and
+// puts their modes back after. A folder it cannot change (another
+// owner's) still fails, and the stop says so.
+func untickFile(root, path string, fvs []Verdict) error {
 	update := func() error {
 		_, err := safefile.Update(path, tasks.MaxRead, func(old []byte) ([]byte, error) {
 			return untickBoxes(old, fvs)
@@ -68,15 +68,39 @@ func untickFile(path string, fvs []Verdict) error {
 	if !errors.Is(err, fs.ErrPermission) {
 		return err
 	}
-	dir := filepath.Dir(path)
-	fi, serr := os.Stat(dir)
-	if serr != nil || fi.Mode().Perm()&0o200 != 0 {
+	// Each folder from the root down to the file's that the owner cannot
+	// read, enter or write (chmod a-w, a-x) is opened for the untick and
+	// given its mode back after, in reverse.
+	var dirs []string
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if d == root || d == filepath.Dir(d) || !strings.HasPrefix(d, root+string(filepath.Separator)) {
+			break
+		}
+	}
+	type mode struct {
+		dir  string
+		perm fs.FileMode
+	}
+	var changed []mode
+	defer func() {
+		for _, m := range changed {
+			os.Chmod(m.dir, m.perm)
+		}
+	}()
+	for i := len(dirs) - 1; i >= 0; i-- {
+		fi, serr := os.Stat(dirs[i])
+		if serr != nil || fi.Mode().Perm()&0o700 == 0o700 {
+			continue
+		}
+		if os.Chmod(dirs[i], fi.Mode().Perm()|0o700) != nil {
+			return err
+		}
+		changed = append([]mode{{dirs[i], fi.Mode().Perm()}}, changed...)
+	}
+	if len(changed) == 0 {
 		return err
 	}
-	if os.Chmod(dir, fi.Mode().Perm()|0o700) != nil {
-		return err
-	}
-	defer os.Chmod(dir, fi.Mode().Perm())
 	return update()
 }
 
