@@ -71,10 +71,11 @@ func gone(client string) bool {
 }
 
 // endedWithin bounds the earlier sessions FinishEnded looks at: the
-// newest records, changed in the last two days.
+// project's newest records, changed in the last two days.
 const (
 	endedWithin = 48 * time.Hour
-	endedMax    = 32
+	endedMax    = 32  // of this project's
+	endedRead   = 512 // of all projects'
 )
 
 // FinishEnded finishes the stops of this project's earlier sessions that
@@ -118,9 +119,16 @@ func FinishEnded(getenv func(string) string, session, cwd string) string {
 	}
 	slices.SortFunc(recs, func(a, b rec) int { return b.mod.Compare(a.mod) })
 	var said []string
-	for _, r := range recs[:min(len(recs), endedMax)] {
+	mine := 0 // this project's records looked at
+	for i, r := range recs {
+		if mine == endedMax || i == endedRead {
+			break
+		}
 		st, err := loadTicks(data, r.id)
-		if err != nil || st == nil || st.root != root || st.client == "" || !gone(st.client) {
+		if err != nil || st == nil || st.root != root {
+			continue
+		}
+		if mine++; st.client == "" || !gone(st.client) {
 			continue
 		}
 		if !st.outstanding() {
