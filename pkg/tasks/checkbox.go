@@ -71,13 +71,15 @@ func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context
 	// and the loops that grep for `[x]` take those for boxes too.
 	if n < len(line) && !isSpace(line[n]) {
 		r, _ := utf8.DecodeRune(line[n:])
-		if !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if !unicode.IsSpace(r) && !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Cf, r) {
 			return nil
 		}
 	}
 	for n < len(line) {
+		// Spaces, and format characters (a zero-width space), which show
+		// nothing.
 		r, size := utf8.DecodeRune(line[n:])
-		if !isSpace(line[n]) && !unicode.IsSpace(r) {
+		if !isSpace(line[n]) && !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
 			break
 		}
 		n += size
