@@ -59,7 +59,15 @@ func WaiveFromPrompt(in hookio.Input, getenv func(string) string) hookio.PostOut
 	}
 	reason := strings.Join(args[1:], " ")
 	accept := reason == AcceptCommands
-	rel, t, err := s.FindTask(id, file, in.Cwd())
+	// The user types the path as rodin prints it, from the project root:
+	// a file of that name in the agent's current folder is another one.
+	cwd := in.Cwd()
+	if file != "" && !filepath.IsAbs(file) {
+		if _, err := os.Stat(filepath.Join(s.Root, file)); err == nil {
+			cwd = s.Root
+		}
+	}
+	rel, t, err := s.FindTask(id, file, cwd)
 	if te, ok := err.(*TaskError); ok && te.Hint != "" {
 		return say("Nothing was waived: %v; %s.", err, te.Hint)
 	} else if err != nil {
