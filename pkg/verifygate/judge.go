@@ -880,6 +880,9 @@ type Finding struct {
 	// Stale's path and the one the session judges with does not (a change
 	// of .gitignore counts from a later session, the user accepting it).
 	IgnoredNow bool
+	// FromStart: the run's pass speaks from its start (a background task,
+	// another agent, or a process left running ran during it).
+	FromStart bool
 	// Near is, when no run speaks for it, the newest command of the
 	// session that holds it but does not count (piped, chained,
 	// redirected), so that the message says why.
@@ -987,7 +990,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	for i := range out {
 		for j := range out[i].Findings {
 			if f := &out[i].Findings[j]; f.Run != nil {
-				times = append(times, s.evidenceTime(f.Run))
+				t := s.evidenceTime(f.Run)
+				f.FromStart = !t.Equal(f.Run.When())
+				times = append(times, t)
 				refs = append(refs, f)
 				files = append(files, out[i].File)
 			}
@@ -1818,6 +1823,9 @@ func (v Verdict) Explain() string {
 			}
 		case f.Stale.Path != "":
 			stale := fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path)
+			if f.FromStart {
+				stale += " began (a background task, another agent or a process left running could write while it ran, so its pass speaks from its start: what the check itself writes there counts too; run it again once they are done, or keep what it writes in a folder .gitignore ignores)"
+			}
 			if f.IgnoredNow {
 				stale += fmt.Sprintf(" (the root .gitignore ignores it now, but this session judges with the one it began with: a change of .gitignore counts from the next session once the user accepts it, `%s %s`)", WaiveCommand, AcceptConfig)
 			}
