@@ -138,14 +138,19 @@ func FinishEnded(getenv func(string) string, session, cwd string) string {
 		// it (a change since is not its agent's), and its stop judges the
 		// files as they stood then (a user's edit since does not make a
 		// check it passed stale).
-		end := r.mod
+		// Its last run's record (the file of its boxes is written again by
+		// a start that tries its stop, which is no time of its own).
+		var end time.Time
 		runs, _, err := ledger.Runs(data, r.id)
-		if err == nil {
-			for _, x := range runs {
-				if t := time.Unix(0, x.Time).Add(ledger.Slack); t.After(end) {
-					end = t
-				}
+		for _, x := range runs {
+			if t := time.Unix(0, x.Time).Add(ledger.Slack); t.After(end) {
+				end = t
 			}
+		}
+		if end.IsZero() {
+			end = r.mod
+		}
+		if err == nil {
 			ledger.BackgroundEnded(data, r.id, runs, []string{}, end)
 		}
 		in, _ := sjson.SetBytes([]byte(`{"hook_event_name":"Stop","stop_hook_active":true}`), "session_id", r.id)
