@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,11 +50,14 @@ type Session struct {
 	// asOf, when set, is when the session's Claude Code ended: its stop,
 	// finished by a later session's start (FinishEnded), judges the files
 	// as they stood then.
-	asOf     time.Time
-	Config   project.Config
-	Baseline *ledger.Baseline // nil when the session has none
-	runs     []ledger.Run
-	runsRead bool
+	asOf time.Time
+	// detachedAt is firstDetached's answer, once detachedRead.
+	detachedAt   int64
+	detachedRead bool
+	Config       project.Config
+	Baseline     *ledger.Baseline // nil when the session has none
+	runs         []ledger.Run
+	runsRead     bool
 	// Damaged counts the records lost to damage in the run log (with the
 	// runs before them, which the damage may have overruled): messages
 	// say so, since it is why a check that ran asks to run again.
@@ -1105,6 +1109,23 @@ func (s *Session) evidenceTime(r *ledger.Run) time.Time {
 	return r.When()
 }
 
+// firstDetached is the time of the session's first command that can leave
+// a process running (detaches, or too long to read), math.MaxInt64 when
+// none did; looked up once (a session runs thousands of commands).
+func (s *Session) firstDetached() int64 {
+	if s.detachedRead {
+		return s.detachedAt
+	}
+	s.detachedRead, s.detachedAt = true, math.MaxInt64
+	runs, _ := s.Runs()
+	for i := range runs {
+		if runs[i].Kind == ledger.KindBash && (runs[i].Oversize || detaches(runs[i].Command)) {
+			s.detachedAt = min(s.detachedAt, runs[i].Time)
+		}
+	}
+	return s.detachedAt
+}
+
 // overlapped reports whether a background task of the session, or another
 // agent's call, ran during r, and when r began.
 func (s *Session) overlapped(r *ledger.Run) (start int64, overlap bool) {
@@ -1118,11 +1139,8 @@ func (s *Session) overlapped(r *ledger.Run) (start int64, overlap bool) {
 	}
 	// A process an earlier command left running (`cmd &`, setsid, nohup)
 	// may write at any time, the check's too.
-	runs, _ := s.Runs()
-	for i := range runs {
-		if runs[i].Kind == ledger.KindBash && runs[i].Time <= r.Time && (runs[i].Oversize || detaches(runs[i].Command)) {
-			return start, true
-		}
+	if s.firstDetached() <= r.Time {
+		return start, true
 	}
 	for _, w := range ws {
 		if w.Background != "" && w.Background == r.Bg {
@@ -1144,10 +1162,10 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 	// A process a command left running (`cmd &`, nohup, setsid) writes
 	// where no transcript shows it, at any time after: any such command
 	// in the session sends the tick to the walk.
+	if s.firstDetached() != math.MaxInt64 {
+		return false
+	}
 	for i := range s.runs {
-		if s.runs[i].Kind == ledger.KindBash && (s.runs[i].Oversize || detaches(s.runs[i].Command)) {
-			return false
-		}
 		// A command rodin's own log holds after r: the transcript that
 		// shows none (rewritten outside the project, with no sandbox) is
 		// not taken over the log.
