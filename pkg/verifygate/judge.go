@@ -51,6 +51,8 @@ type Session struct {
 	// finished by a later session's start (FinishEnded), judges the files
 	// as they stood then.
 	asOf time.Time
+	// claims are the project's standing claims, once TickedBy read them.
+	claims map[string]bool
 	// detachedAt is firstDetached's answer, once detachedRead.
 	detachedAt   int64
 	detachedRead bool
@@ -1174,16 +1176,18 @@ func (s *Session) lookQuiet(r *ledger.Run) bool {
 		}
 	}
 	now := freshness.Now().UnixNano()
+	start := r.Time
+	if r.Dur > 0 {
+		start -= r.Dur * int64(time.Millisecond)
+	}
 	for _, w := range ws {
-		// A background task (a Bash call, a subagent) running since r, or
-		// another agent's call since r, writes where this transcript does
-		// not show it.
-		if (w.Background != "" || w.Agent != r.Agent) && w.End >= r.Time && w.Start <= now {
+		// A background task (a Bash call, a subagent) running during r or
+		// since, or another agent's call then, writes where this
+		// transcript does not show it (overlapped: the files decide, from
+		// r's start).
+		if (w.Background != "" || w.Agent != r.Agent) && w.End >= start && w.Start <= now {
 			return false
 		}
-	}
-	if _, overlap := s.overlapped(r); overlap {
-		return false // one ran during r: the files decide, from r's start
 	}
 	excused := func(p string) bool {
 		rel := project.Rel(s.Root, p)

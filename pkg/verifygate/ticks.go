@@ -541,6 +541,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			vs = append(vs, Verdict{File: it.File, Task: it.Task, Unreadable: err.Error()})
 		}
 	}
+	clientRead := false // the Claude Code process is looked up once a look
 	for _, v := range vs {
 		m := byte(markOK)
 		if !v.OK() || s.Strict {
@@ -553,8 +554,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		if m == markBad && o.restores {
 			x.via = hookio.Clip(o.command, 80)
 		}
-		if m == markBad {
-			st.client = clientID()
+		if m == markBad && !clientRead {
+			st.client, clientRead = clientID(), true
 		}
 		st.boxes[boxKey{rel, v.Task.Key()}] = x
 	}
@@ -841,7 +842,10 @@ func startTicks(data, session string, b *ledger.Baseline, globs []string, cfg co
 // there before the session (never judged again); false for the agent's
 // tick without its checks, a box the record does not know, or no record.
 func (s *Session) TickStands(file, key string) bool {
-	s.TickedBy(file, key) // reads the record once
+	if !s.ticksRead {
+		s.ticks, _ = loadTicks(s.Data, s.ID)
+		s.ticksRead = true
+	}
 	if s.ticks == nil {
 		return false
 	}
@@ -874,7 +878,10 @@ func (s *Session) TickedBy(file, key string) string {
 	case markOther:
 		return "someone else (not this session's agent): never unticked"
 	case markStart:
-		if ledger.StandingClaims(s.Data, s.Root)[file+"\x00"+key] {
+		if s.claims == nil {
+			s.claims = ledger.StandingClaims(s.Data, s.Root) // once, for every box `rodin tasks` shows
+		}
+		if s.claims[file+"\x00"+key] {
 			return "an earlier session's agent, its checks passed then (judged then, not now)"
 		}
 		return "someone before this session began (judged then, not now)"
