@@ -78,7 +78,8 @@ type Session struct {
 	windowsRead bool
 	ticks       *tickState // TickedBy
 	snapIndexes map[string]*snapIndex
-	ranCache    map[string]bool // verifyRan
+	ranCache    map[string]bool      // verifyRan
+	chainedRuns map[*ledger.Run]bool // chained
 	ticksRead   bool
 	// Call is the tool call being judged (PreEdit), for quietSince.
 	Call  Call
@@ -889,6 +890,8 @@ type Finding struct {
 	// FromStart: the run's pass speaks from its start (a background task,
 	// another agent, or a process left running ran during it).
 	FromStart bool
+	// Chained: the run is the command followed by `&& …` (chain.go).
+	Chained bool
 	// Near is, when no run speaks for it, the newest command of the
 	// session that holds it but does not count (piped, chained,
 	// redirected), so that the message says why.
@@ -997,7 +1000,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		for j := range out[i].Findings {
 			if f := &out[i].Findings[j]; f.Run != nil {
 				t := s.evidenceTime(f.Run)
-				f.FromStart = !t.Equal(f.Run.When())
+				f.FromStart, f.Chained = !t.Equal(f.Run.When()), s.chainedRuns[f.Run]
 				times = append(times, t)
 				refs = append(refs, f)
 				files = append(files, out[i].File)
@@ -1061,7 +1064,7 @@ type Call struct {
 // call since r. Anything else is left to the walk.
 func (s *Session) quietSince(r *ledger.Run) bool {
 	c := s.Call
-	if c.Transcript == "" || c.ToolUseID == "" || c.Agent != "" || r.Kind != ledger.KindBash || r.Tool == "" || r.Agent != "" {
+	if c.Transcript == "" || c.ToolUseID == "" || c.Agent != "" || r.Kind != ledger.KindBash || r.Tool == "" || r.Agent != "" || s.chainedRuns[r] {
 		return false
 	}
 	if q, ok := s.quiet[r.Tool]; ok {
@@ -1105,10 +1108,20 @@ func (s *Session) scriptChanged(file, cmd string, since time.Time) freshness.Cha
 // agent's call): code swapped during the check is code no check ran on.
 func (s *Session) evidenceTime(r *ledger.Run) time.Time {
 	start, overlap := s.overlapped(r)
-	if overlap {
+	if overlap || s.chainedRuns[r] {
 		return time.Unix(0, start)
 	}
 	return r.When()
+}
+
+// chained notes a run that speaks for a check it began with (chain.go):
+// its pass speaks from its start, and what the line went on to write is
+// walked.
+func (s *Session) chained(r *ledger.Run) {
+	if s.chainedRuns == nil {
+		s.chainedRuns = map[*ledger.Run]bool{}
+	}
+	s.chainedRuns[r] = true
 }
 
 // firstDetached is the time of the session's first command that can leave
@@ -1344,27 +1357,53 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		if got == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
+		// The check followed by `&& more` (chain.go): a pass of it, from
+		// the line's start; a failed line says nothing of which failed.
+		if r.Exit == 0 && chainedOf(got, want, joinable) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+			s.chained(r)
+			return r, ""
+		}
 		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
 		// npm test`), which Claude Code reports from the directory its cd
 		// left the shell in, is the rest run there: what the deny asks.
-		if rest, ok := s.ranIn(r.Cwd, got); ok && Normalize(rest) == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
-			return r, ""
+		if rest, ok := s.ranIn(r.Cwd, got); ok && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+			if rest = Normalize(rest); rest == want {
+				return r, ""
+			}
+			if r.Exit == 0 && chainedOf(rest, want, joinable) {
+				s.chained(r)
+				return r, ""
+			}
 		}
 		// `cd daemon && cargo build` is `cargo build` run in daemon/: the
 		// agent's shell may have changed there first. And the line itself
 		// may be reported from daemon/, where its cd left the shell.
-		if dir, rest, ok := tasks.InDir(c); ok && r.Cwd != "" && (got == Normalize(rest) || got == want) &&
-			filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && !tasks.PipeHidesExit(rest) {
-			return r, ""
+		if dir, rest, ok := tasks.InDir(c); ok && r.Cwd != "" && filepath.Clean(r.Cwd) == filepath.Join(s.Root, filepath.FromSlash(dir)) && !tasks.PipeHidesExit(rest) {
+			if rest = Normalize(rest); got == rest || got == want {
+				return r, ""
+			}
+			if r.Exit == 0 && (chainedOf(got, rest, joinable) || chainedOf(got, want, joinable)) {
+				s.chained(r)
+				return r, ""
+			}
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
 		if s.inProject(r.Cwd) && s.isVerifyOf(got, r.Cwd, file, t, r) && s.verifiedThis(r, file, t) {
+			if verifyChained(got) {
+				if r.Exit != 0 {
+					continue
+				}
+				s.chained(r)
+			}
 			return r, got
 		}
 		// A pass of the same command for another task is evidence too
 		// (VERIFY-SPEC §2): a passing rodin verify of a task that ran it.
 		if r.Exit == 0 && r.PromptSum != "" && strings.Contains(got, "rodin verify ") && s.inProject(r.Cwd) && s.verifyRan(r, got, file, c) {
+			if verifyChained(got) {
+				s.chained(r)
+			}
 			return r, got
 		}
 	}
@@ -1649,7 +1688,32 @@ func verifyPart(cmd string) string {
 	if _, rest, ok := tasks.CdThen(cmd); ok {
 		cmd = rest
 	}
+	if head, ok := verifyHead(cmd); ok {
+		cmd = head // `rodin verify V1 tasks.md && sed …` (chain.go)
+	}
 	return strings.TrimSpace(strings.TrimSuffix(cmd, " 2>&1"))
+}
+
+// verifyHead is the `rodin verify …` head of a line that goes on with
+// `&& …` (chainHeads): the first head, which holds no other command.
+func verifyHead(line string) (string, bool) {
+	if !strings.HasPrefix(line, "rodin verify ") || !strings.Contains(line, "&&") {
+		return "", false
+	}
+	if heads := chainHeads(line); len(heads) > 0 && !strings.Contains(heads[0], "&&") {
+		return heads[0], true
+	}
+	return "", false
+}
+
+// verifyChained reports whether a line is a rodin verify run followed by
+// more (verifyHead).
+func verifyChained(line string) bool {
+	if _, rest, ok := tasks.CdThen(line); ok {
+		line = rest
+	}
+	_, ok := verifyHead(strings.TrimSpace(line))
+	return ok
 }
 
 // verifyArgs are the id and file of a `rodin verify ID [FILE] [--timeout
@@ -1819,7 +1883,7 @@ func (v Verdict) Explain() string {
 			}
 			parts = append(parts, fmt.Sprintf("%s passed only from %s, which does not count: it counts from %s", what, from, where))
 		case f.Run == nil && f.Near != "":
-			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most), or `rodin verify ID FILE` alone; a pipe into a filter, `|| true`, another redirection or a second command change what its exit says")
+			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most, alone or followed by `&& …`), or `rodin verify ID FILE` (alone or followed by `&& …`); a pipe into a filter, `|| true`, another redirection or a command before it or after `;` change what its exit says")
 		case f.Run == nil:
 			if f.Missing {
 				parts = append(parts, what+" has not run in this session, and the file it names is not in the project (a typo in the task's command is the user's to fix, or to accept the agent's fix of; creating the file to make it pass is no fix)")
@@ -1845,7 +1909,9 @@ func (v Verdict) Explain() string {
 			}
 		case f.Stale.Path != "":
 			stale := fmt.Sprintf("%s passed at %s, but %s changed after it", what, f.Run.When().Format("15:04:05"), f.Stale.Path)
-			if f.FromStart {
+			if f.FromStart && f.Chained {
+				stale += " began (its line went on with `&& …` after the check, which could write, so its pass speaks from the line's start: what the check itself writes there counts too; run the check as a command of its own, or keep what it writes in a folder .gitignore ignores)"
+			} else if f.FromStart {
 				stale += " began (a background task, another agent or a process left running could write while it ran, so its pass speaks from its start: what the check itself writes there counts too; run it again once they are done, or keep what it writes in a folder .gitignore ignores)"
 			}
 			if f.IgnoredNow {

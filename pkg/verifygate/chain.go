@@ -1,0 +1,109 @@
+package verifygate
+
+import "strings"
+
+// A check followed by more in one line: `go test ./... && git commit -am
+// wip`, `rodin verify V1 tasks.md && sed -i 's/- \[ \] V1/- [x] V1/'
+// tasks.md`. Honest agents write both. The line's exit 0 says its head's
+// was 0 (sh runs what follows `&&` only after a success, and the list ends
+// with the status of what ran last), so a passing line is a pass of its
+// head. What follows may write (that is what the tick in it does): such a
+// pass speaks for the code as it stood when the line began (evidenceTime).
+
+// chainHeads are the heads of a line that can be cut from a `&& …` tail,
+// shortest first: each ends where a `&&` outside quotes, parentheses and
+// substitutions begins, and is cut only when the line's exit then says the
+// head's: nothing after it ends the list otherwise (a `;`, `||`, a lone
+// `&` that sends the list to the background and exits 0 at once, a line
+// break, a comment) and the line closes every quote and parenthesis it
+// opens. Nil when there is none.
+func chainHeads(line string) []string {
+	var cuts []int
+	lastBad := -1
+	depth := 0     // ( and $( not yet closed
+	var quote byte // the quote open, 0 outside
+	word := false  // inside a word (a # there is no comment)
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		if quote != 0 {
+			switch {
+			case ch == '\\' && quote != '\'':
+				i++
+			case ch == quote:
+				quote = 0
+			}
+			continue
+		}
+		switch ch {
+		case '\\':
+			i++
+			word = true
+			continue
+		case '\'', '"', '`':
+			quote, word = ch, true
+			continue
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth < 0 {
+				return nil
+			}
+		case '#':
+			if !word && depth == 0 {
+				lastBad = i
+			}
+		case '\n', '\r', ';':
+			if depth == 0 {
+				lastBad = i
+			}
+		case '|':
+			if i+1 < len(line) && line[i+1] == '|' {
+				if depth == 0 {
+					lastBad = i
+				}
+				i++
+			}
+		case '&':
+			switch {
+			case i+1 < len(line) && line[i+1] == '&':
+				if depth == 0 {
+					cuts = append(cuts, i)
+				}
+				i++
+			case i > 0 && (line[i-1] == '>' || line[i-1] == '<'), i+1 < len(line) && line[i+1] == '>':
+				// A redirection: 2>&1, >&2, &>file.
+			default:
+				if depth == 0 {
+					lastBad = i // a lone &: the list runs in the background
+				}
+			}
+		}
+		word = ch != ' ' && ch != '\t' && ch != '(' && ch != ')' && ch != '|' && ch != '&' && ch != ';'
+	}
+	if quote != 0 || depth != 0 || strings.HasSuffix(line, "\\") {
+		return nil
+	}
+	var heads []string
+	for _, c := range cuts {
+		if c > lastBad {
+			if h := strings.TrimRight(line[:c], " \t"); h != "" {
+				heads = append(heads, h)
+			}
+		}
+	}
+	return heads
+}
+
+// chainedOf reports whether line is want followed by a `&& …` tail that
+// chainHeads can cut (want with ` 2>&1` too, when join allows it).
+func chainedOf(line, want string, join bool) bool {
+	if !strings.Contains(line, "&&") {
+		return false
+	}
+	for _, h := range chainHeads(line) {
+		if h == want || join && strings.TrimSuffix(h, " 2>&1") == want {
+			return true
+		}
+	}
+	return false
+}

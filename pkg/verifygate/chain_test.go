@@ -1,0 +1,53 @@
+package verifygate
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestChainHeads: a line is cut before a `&&` only where its exit 0 says
+// the head's was 0.
+func TestChainHeads(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		heads []string
+	}{
+		{"go test ./... && git commit -am wip", []string{"go test ./..."}},
+		{"a && b && c", []string{"a", "a && b"}},
+		{"a&&b", []string{"a"}},
+		{"cd web && npm test 2>&1 && sed -i 's/x/y/' t.md", []string{"cd web", "cd web && npm test 2>&1"}},
+		{"a | b && c | d", []string{"a | b"}},
+		{"a && b 2>&1 >/dev/null", []string{"a"}},
+		{"a && b &>log", []string{"a"}},
+		{"a && (b; c)", []string{"a"}},
+		{"a && $(b; c)", []string{"a"}},
+		{"a && echo 'x; y || z &'", []string{"a"}},
+		{`a && echo "x; \" y"`, []string{"a"}},
+		{"a && echo x#y", []string{"a"}},
+		// No cut: what follows could hide the head's failure.
+		{"a && b; c", nil},
+		{"a && b || true", nil},
+		{"a || b && c", []string{"a || b"}}, // (a || b) && c: the head is the whole of it
+		{"a && b &", nil},
+		{"a && b |& c", nil},
+		{"a && b # ; x", nil},
+		{"a && b\nc", nil},
+		{"a; b && c", []string{"a; b"}}, // a cut head is compared whole: a; b is no check
+		// Unbalanced: nothing is cut.
+		{`echo "a && b`, nil},
+		{"a && (b", nil},
+		{"a && b)", nil},
+		{`a && b \`, nil},
+		{"plain command", nil},
+	} {
+		if got := chainHeads(c.line); !slices.Equal(got, c.heads) {
+			t.Errorf("chainHeads(%q) = %q, want %q", c.line, got, c.heads)
+		}
+	}
+	if !chainedOf("unit-tests 2>&1 && sed x", "unit-tests", true) || chainedOf("unit-tests 2>&1 && sed x", "unit-tests", false) {
+		t.Error("chainedOf: a head with 2>&1 is the check only when joinable")
+	}
+	if chainedOf(`echo "a && b"`, `echo "a`, true) {
+		t.Error("chainedOf cut inside quotes")
+	}
+}
