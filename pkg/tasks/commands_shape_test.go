@@ -420,3 +420,34 @@ func TestInspectionNeedsQA(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputNamed: a command whose task says what it must print passes
+// whatever it prints: a qa-engineer reads it (its command still runs). Its
+// success in any words is its exit.
+func TestOutputNamed(t *testing.T) {
+	for _, tc := range []struct {
+		src     string
+		inspect bool
+	}{
+		{"- [ ] V1 [VERIFY] Version bumped\n  - **Verify**: `jq -r .version package.json` returns `1.4.0`\n", true},
+		{"- [ ] V2 [VERIFY] Health\n  - **Verify**: `curl -si localhost:8080/health` → 200\n", true},
+		{"- [ ] V3 [VERIFY] CLI\n  - **Verify**: `./bin/tool --version` should print the new version\n", true},
+		{"- [ ] V4 [VERIFY] Build\n  - **Verify**: `cargo build --release` shows no warnings\n", true},
+		{"- [ ] V5 [VERIFY] Tests\n  - **Verify**: `npm test` passes\n", false},
+		{"- [ ] V6 [VERIFY] Build\n  - **Verify**: `go build ./...` shows no errors\n", false},
+		{"- [ ] V7 [VERIFY] Clean\n  - **Verify**: `grep -rn TODO src/` returns empty\n", false},
+		{"- [ ] V8 [VERIFY] Lint\n  - **Verify**: `ruff check .` returns 0\n", false},
+		{"- [ ] V9 [VERIFY] Suite\n  - **Verify**: `pytest -q` → all green\n", false},
+		{"- [ ] V10 [VERIFY] Suite\n  - **Verify**: `make check` (runs lint and tests)\n", false},
+		{"- [ ] V11 [VERIFY] Types\n  - **Verify**: `pnpm typecheck` and `pnpm test` exit 0\n", false},
+		{"- [ ] V12 [VERIFY] Bundle\n  - **Verify**: `npm run build` outputs to dist/\n", false},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 || len(ts[0].Commands) == 0 {
+			t.Fatalf("%q: read as %+v", tc.src, ts)
+		}
+		if ts[0].Inspect != tc.inspect {
+			t.Errorf("%q: Inspect = %v, want %v", tc.src, ts[0].Inspect, tc.inspect)
+		}
+	}
+}

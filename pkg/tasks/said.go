@@ -268,3 +268,71 @@ func countedSearch(c string) (string, bool) {
 	}
 	return search, true
 }
+
+// namesOutput reports whether the words right after a command say what it
+// must print, not that it succeeds: "`jq -r .version package.json`
+// returns `1.4.0`", "`curl -si localhost:8080/health` → 200", "should
+// output the version". The command's exit says nothing of that (curl
+// exits 0 on a 500): a qa-engineer reads what it printed. A search's
+// "nothing" (findsNothing), a count (Counts, read already) and success in
+// any words ("returns 0", "passes", "shows no errors") are its exit.
+func namesOutput(c, after, next string) bool {
+	if Counts(c) || loneSearch(c) && findsNothing(c, after) {
+		return false
+	}
+	clause := strings.ToLower(strings.TrimSpace(after))
+	object := ""
+	arrow := false
+	for _, a := range []string{"→", "->", "=>", "==", "= "} {
+		if rest, ok := strings.CutPrefix(clause, a); ok {
+			object, arrow = rest, true
+			break
+		}
+	}
+	if !arrow {
+		clause = strings.TrimLeft(clause, " :,(")
+		for _, w := range []string{"and ", "which ", "that ", "it "} {
+			clause = strings.TrimPrefix(clause, w)
+		}
+		verb := false
+		for _, v := range []string{"should return", "must return", "returns", "return", "should print", "must print", "prints",
+			"should output", "must output", "outputs", "should show", "must show", "shows", "should display", "must display",
+			"displays", "should report", "must report", "reports", "echoes", "yields", "should equal", "must equal", "equals",
+			"expecting", "expected:", "expect", "should contain", "must contain", "contains", "should include", "must include",
+			"includes", "should list", "must list", "lists", "should match", "must match", "matches", "should read", "must read"} {
+			if rest, ok := strings.CutPrefix(clause, v); ok && (rest == "" || strings.IndexByte(" :", rest[0]) >= 0) {
+				object, verb = rest, true
+				break
+			}
+		}
+		if !verb {
+			return false
+		}
+	}
+	object = strings.TrimLeft(object, " :")
+	if i := strings.IndexAny(object, ".;(\n"); i >= 0 {
+		object = object[:i]
+	}
+	object = strings.TrimSpace(object)
+	if object == "" {
+		// The value in the next code span: "returns `1.4.0`".
+		object = strings.ToLower(strings.TrimSpace(next))
+		if object == "" {
+			return false
+		}
+	}
+	for _, w := range []string{"to ", "into ", "in ", "under ", "on "} {
+		if strings.HasPrefix(object, w) {
+			return false // where it writes ("outputs to dist/"), not what
+		}
+	}
+	o := " " + object + " "
+	for _, w := range []string{" 0 ", " zero", "exit", "succe", "pass", "green", " clean", " ok ", " ok,", "true", "no error",
+		"without error", "error-free", "no errors", "nothing", "empty", "no output", "no match", "no result", " none",
+		"no failure", "0 failure", "no issue", "0 issue", "no problem", "no violation", "no diff", "no change", "clean"} {
+		if strings.Contains(o, w) {
+			return false
+		}
+	}
+	return true
+}

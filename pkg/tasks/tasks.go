@@ -463,7 +463,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// prints is read. Its commands stay as written (a search among them
 	// still must find).
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) }) ||
-		len(t.Commands) == 0 && agentQuery(t.Text)
+		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands)
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	if !t.Manual && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
@@ -485,6 +485,30 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// outputNamed reports whether the task's text says what one of its
+// commands must print (namesOutput): the span of the command, then the
+// words after it.
+func outputNamed(text string, cmds []Command) bool {
+	if len(cmds) == 0 || !strings.Contains(text, "`") {
+		return false
+	}
+	parts := strings.Split(text, "`")
+	for i := 1; i+1 < len(parts); i += 2 {
+		c := strings.TrimSpace(parts[i])
+		if c == "" || !slices.ContainsFunc(cmds, func(k Command) bool { return strings.Contains(k.Run, c) }) {
+			continue
+		}
+		next := ""
+		if i+2 < len(parts) {
+			next = parts[i+2]
+		}
+		if namesOutput(c, parts[i+1], next) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentQuery reports whether a task's code names a query the agent runs
