@@ -441,6 +441,7 @@ func TestOutputNamed(t *testing.T) {
 		{"- [ ] V10 [VERIFY] Suite\n  - **Verify**: `make check` (runs lint and tests)\n", false},
 		{"- [ ] V11 [VERIFY] Types\n  - **Verify**: `pnpm typecheck` and `pnpm test` exit 0\n", false},
 		{"- [ ] V12 [VERIFY] Bundle\n  - **Verify**: `npm run build` outputs to dist/\n", false},
+		{"- [ ] V13 [VERIFY] Flag off\n  - **Verify**: `jq .beta config.json` returns `false`\n", true},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 || len(ts[0].Commands) == 0 {
@@ -448,6 +449,11 @@ func TestOutputNamed(t *testing.T) {
 		}
 		if ts[0].Inspect != tc.inspect {
 			t.Errorf("%q: Inspect = %v, want %v", tc.src, ts[0].Inspect, tc.inspect)
+		}
+		for _, c := range ts[0].Commands {
+			if c.Run == "false" || c.Run == "1.4.0" {
+				t.Errorf("%q: demands %q, a value (no command)", tc.src, c.Run)
+			}
 		}
 	}
 }

@@ -30,6 +30,9 @@ func said(c, after, next string) (run string, usesNext bool) {
 			run = "{ " + search + "; test $? -le 1; } " + c[strings.IndexByte(c, '|'):]
 		}
 	}
+	if _, value := namesOutput(c, after, next); value {
+		usesNext = true // "returns `false`": a value, not a command
+	}
 	if dir, uses := inDir(after, next); dir != "" && !strings.HasPrefix(strings.TrimSpace(c), "cd ") && !namesDir(c, dir) {
 		if nothing {
 			// Grouped, so that a cd that fails is no search that found
@@ -276,9 +279,12 @@ func countedSearch(c string) (string, bool) {
 // exits 0 on a 500): a qa-engineer reads what it printed. A search's
 // "nothing" (findsNothing), a count (Counts, read already) and success in
 // any words ("returns 0", "passes", "shows no errors") are its exit.
-func namesOutput(c, after, next string) bool {
+//
+// valueNext is set when the value is the next code span ("returns
+// `false`"): a value, never a command of its own.
+func namesOutput(c, after, next string) (names, valueNext bool) {
 	if Counts(c) || loneSearch(c) && findsNothing(c, after) {
-		return false
+		return false, false
 	}
 	clause := strings.ToLower(strings.TrimSpace(after))
 	object := ""
@@ -306,7 +312,7 @@ func namesOutput(c, after, next string) bool {
 			}
 		}
 		if !verb {
-			return false
+			return false, false
 		}
 	}
 	object = strings.TrimLeft(object, " :")
@@ -316,14 +322,14 @@ func namesOutput(c, after, next string) bool {
 	object = strings.TrimSpace(object)
 	if object == "" {
 		// The value in the next code span: "returns `1.4.0`".
-		object = strings.ToLower(strings.TrimSpace(next))
+		object, valueNext = strings.ToLower(strings.TrimSpace(next)), true
 		if object == "" {
-			return false
+			return false, false
 		}
 	}
 	for _, w := range []string{"to ", "into ", "in ", "under ", "on "} {
 		if strings.HasPrefix(object, w) {
-			return false // where it writes ("outputs to dist/"), not what
+			return false, false // where it writes ("outputs to dist/"), not what
 		}
 	}
 	o := " " + object + " "
@@ -331,8 +337,8 @@ func namesOutput(c, after, next string) bool {
 		"without error", "error-free", "no errors", "nothing", "empty", "no output", "no match", "no result", " none",
 		"no failure", "0 failure", "no issue", "0 issue", "no problem", "no violation", "no diff", "no change", "clean"} {
 		if strings.Contains(o, w) {
-			return false
+			return false, valueNext
 		}
 	}
-	return true
+	return true, valueNext
 }

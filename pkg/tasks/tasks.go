@@ -504,7 +504,7 @@ func outputNamed(text string, cmds []Command) bool {
 		if i+2 < len(parts) {
 			next = parts[i+2]
 		}
-		if namesOutput(c, parts[i+1], next) {
+		if names, _ := namesOutput(c, parts[i+1], next); names {
 			return true
 		}
 	}
