@@ -735,6 +735,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 	seen := map[string]bool{}
 	add := func(cs []tasks.Command) {
 		for _, c := range cs {
+			c.Run = s.localCd(c.Run)
 			if k := Normalize(c.Run); !seen[k] {
 				seen[k] = true
 				n.Commands = append(n.Commands, c)
