@@ -465,7 +465,11 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) }) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands)
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
-	if !t.Manual && !t.AC && (read || words) {
+	// A person's words beside commands the task's own check names (its
+	// Verify line) leave those commands standing (below): what they print
+	// is read all the same.
+	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
+	if (!t.Manual || len(t.Commands) > 0 && !personSteps) && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 		for i, c := range t.Commands {
 			if words && loneSearch(c.Run) {
@@ -475,7 +479,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 			}
 		}
 	}
-	if t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) })) {
+	if personSteps {
 		// A person checks it: the steps (starting the thing they watch,
 		// a `Run:` bullet beside "Manual: follow the quickstart") are
 		// what they do, not the check.
