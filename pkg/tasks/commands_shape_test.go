@@ -442,6 +442,8 @@ func TestOutputNamed(t *testing.T) {
 		{"- [ ] V11 [VERIFY] Types\n  - **Verify**: `pnpm typecheck` and `pnpm test` exit 0\n", false},
 		{"- [ ] V12 [VERIFY] Bundle\n  - **Verify**: `npm run build` outputs to dist/\n", false},
 		{"- [ ] V13 [VERIFY] Flag off\n  - **Verify**: `jq .beta config.json` returns `false`\n", true},
+		{"- [ ] V14 [VERIFY] Migrated\n  - **Verify**: `sqlite3 t.db \"SELECT COUNT(*) FROM s WHERE status='proven'\"` -- returns 0\n", true},
+		{"- [ ] V15 [VERIFY] Lint\n  - **Verify**: `ruff check .` -- returns 0\n", false},
 	} {
 		ts := Parse([]byte(tc.src))
 		if len(ts) != 1 || len(ts[0].Commands) == 0 {

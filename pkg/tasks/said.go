@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"path"
+	"slices"
 	"strings"
 )
 
@@ -296,7 +298,8 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		}
 	}
 	if !arrow {
-		clause = strings.TrimLeft(clause, " :,(")
+		// "`sqlite3 db \"SELECT …\"` -- returns 0": a dash before the words.
+		clause = strings.TrimLeft(clause, " :,(-–—")
 		for _, w := range []string{"and ", "which ", "that ", "it "} {
 			clause = strings.TrimPrefix(clause, w)
 		}
@@ -333,6 +336,10 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		}
 	}
 	o := " " + object + " "
+	if queries(c) {
+		// A query prints what it finds: "returns 0" is a count of rows.
+		o = strings.NewReplacer(" 0 ", " # ", " zero", " #").Replace(o)
+	}
 	for _, w := range []string{" 0 ", " zero", "exit", "succe", "pass", "green", " clean", " ok ", " ok,", "true", "no error",
 		"without error", "error-free", "no errors", "nothing", "empty", "no output", "no match", "no result", " none",
 		"no failure", "0 failure", "no issue", "0 issue", "no problem", "no violation", "no diff", "no change", "clean"} {
@@ -341,4 +348,19 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		}
 	}
 	return true, valueNext
+}
+
+// queries reports whether a command line asks a database or a document
+// for a value (sqlite3, psql, mysql, duckdb, redis-cli, jq, yq, a script's
+// `query` word): it prints what it finds and exits 0 on any answer.
+func queries(c string) bool {
+	w := strings.Fields(c)
+	if len(w) == 0 {
+		return false
+	}
+	switch path.Base(w[0]) {
+	case "sqlite3", "psql", "mysql", "mariadb", "duckdb", "clickhouse-client", "mongosh", "mongo", "redis-cli", "jq", "yq", "sqlcmd":
+		return true
+	}
+	return slices.Contains(w[1:], "query")
 }

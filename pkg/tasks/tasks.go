@@ -642,7 +642,7 @@ func inspects(prose string) bool {
 		return true
 	}
 	for _, p := range []string{"inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
-		"compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball",
+		"with expected output", "with the expected output", "with expected result", "with the expected result", "compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball",
 		"review every match", "review each match", "check each hit", "check every hit", "verify only the",
 		// A test-first step's failure, for the expected reason: the
 		// project's checks, which must pass, cannot stand for it.
