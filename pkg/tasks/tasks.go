@@ -104,6 +104,9 @@ type Task struct {
 	// Where the box's mark and Text are in the parsed source (after a
 	// byte-order mark), for Reflip and the reading kept between hooks.
 	mark, start, stop int
+	// described: AC for a behaviour in words (aboutChecks), not for its
+	// tag or title: a person's section or legend takes it (parseFile).
+	described bool
 }
 
 // Key identifies a task within its file across edits: its Ref.
@@ -249,7 +252,7 @@ func parseFile(src []byte) File {
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines, head); ok {
 				t.Section = section
-				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect) && slices.Contains(personal[:], true) {
+				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect || t.described) && slices.Contains(personal[:], true) {
 					// A person's check by its section: what they inspect is
 					// theirs, not a qa-engineer's, and a command it names is
 					// what they run to look ("## Human checkpoints").
@@ -271,10 +274,13 @@ func parseFile(src []byte) File {
 		// ("[VERIFY] = ручная проверка (без автотестов)"): one that names
 		// no command of its own is, whatever its words.
 		for i := range f.Tasks {
-			if t := &f.Tasks[i]; t.Verify && t.Kind == "" && len(t.Commands) == 0 && !t.AC {
-				t.Manual = true
+			if t := &f.Tasks[i]; t.Verify && t.Kind == "" && len(t.Commands) == 0 && (!t.AC || t.described) {
+				t.Manual, t.AC = true, false
 			}
 		}
+	}
+	for i := range f.Tasks {
+		f.Tasks[i].described = false // the parse's own: a reading kept is the same
 	}
 	refs(f.Tasks)
 	return f
@@ -479,6 +485,13 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 			}
 		}
 	}
+	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+verifyLineProse(t.Text)) {
+		// A behaviour in words ("Verify role rules: Owner/Admin view+export,
+		// Member view-only", "Filter combinations behave consistently"): no
+		// command of the project checks that, a qa-engineer does (the
+		// project's build standing in for it passed whatever it did).
+		t.AC, t.described = true, true
+	}
 	if personSteps {
 		// A person checks it: the steps (starting the thing they watch,
 		// a `Run:` bullet beside "Manual: follow the quickstart") are
@@ -509,6 +522,39 @@ func outputNamed(text string, cmds []Command) bool {
 			next = parts[i+2]
 		}
 		if names, _ := namesOutput(c, parts[i+1], next); names {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutChecks reports whether a task's words (its title, its Verify
+// line's prose) speak of the project's own checks ("Quality checkpoint",
+// "all tests pass", "lint and typecheck", "CI green", "no regressions"):
+// those the project's quality commands stand for when it names none.
+func aboutChecks(words string) bool {
+	for _, w := range []string{"quality", "checkpoint", "build", "compile", "compiles", "compilation", "lint", "typecheck",
+		"type-check", "type check", "types check", "format", "clippy", "go vet", "tests pass", "tests green", "all tests",
+		"test suite", "full suite", "unit test", "integration test", "e2e test", "end-to-end test", "tests run", "run tests",
+		"run the tests", "ci ", "ci:", " ci", "pipeline", "pre-commit", "regressions", "checks pass", "all checks",
+		"checks green", "static analysis", "sanity", "smoke check", "coverage", "gate", "green", "nothing broke", "nothing is broken",
+		"no breakage", "still pass",
+		"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト"} {
+		if strings.Contains(words, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// template reports whether a task's text holds a template's placeholder
+// in code (`pytest <test file>`, `{{lint cmd}}`): its author meant a
+// command, not a behaviour to judge; it is judged like a task that names
+// none, as before.
+func template(text string) bool {
+	parts := strings.Split(text, "`")
+	for i := 1; i < len(parts); i += 2 {
+		if strings.Contains(parts[i], "{{") || strings.Contains(parts[i], "<") && strings.Contains(parts[i], ">") && !strings.ContainsAny(parts[i], "\"'") {
 			return true
 		}
 	}
