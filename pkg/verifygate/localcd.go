@@ -8,44 +8,112 @@ import (
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
-// localCd is a command that opens by changing to another machine's copy of
-// the project (`cd /Users/ana/src/kernel/gpu-search && cargo test`, as its
-// author wrote it on theirs) as a careful reader runs it here: the folder
-// of this project that path names, `cd gpu-search && cargo test`. Only when
-// the written folder is not on this machine (on the author's, it runs as
-// written) and the longest tail of its path is a folder of the project
-// (the project's own name, or a folder under the root): otherwise the
+// localCd is a command written on its author's machine, as a careful reader
+// runs it here: a `cd` to their copy of the project (`cd
+// /Users/ana/src/kernel/gpu-search && cargo test`) goes to the folder of
+// this project the path names (`cd gpu-search && cargo test`), and a file
+// of their copy named in the command (`bats
+// /Users/ana/src/kernel/tests/unit/hooks.bats`) is this project's. Only
+// where the written path is not on this machine (on the author's, the
+// command runs as written) and the longest tail of it is in the project
+// (or what lies under the project's own name); a worktree of their copy
+// (`cd …/.claude/worktrees/zazzy-raven && bash plugins/x/hook.sh`) is the
+// root when the command's own relative paths are there. Otherwise the
 // command stays as written, and fails as "could not run".
 func (s *Session) localCd(c string) string {
-	dir, rest, ok := tasks.CdThen(c)
-	if !ok || !filepath.IsAbs(dir) || s.Root == "" {
+	if s.Root == "" || !strings.Contains(c, "/") {
 		return c
 	}
-	if _, err := os.Stat(dir); err == nil {
+	if dir, rest, ok := tasks.CdThen(c); ok && filepath.IsAbs(dir) {
+		if _, err := os.Stat(dir); err == nil {
+			return c
+		}
+		local := s.localFiles(rest, false)
+		switch sub, ok := s.hereOf(dir, true); {
+		case ok && sub == "":
+			return local
+		case ok:
+			return "cd " + sub + " && " + local
+		case s.namesProjectPaths(rest):
+			return local // another checkout of the project: the root here
+		}
 		return c
 	}
-	parts := strings.Split(strings.Trim(filepath.Clean(dir), "/"), "/")
+	return s.localFiles(c, true)
+}
+
+// localFiles replaces the words of c that are absolute paths of another
+// machine's copy of the project by this project's files: relative to the
+// root when c runs there (atRoot), else absolute.
+func (s *Session) localFiles(c string, atRoot bool) string {
+	words := strings.Split(c, " ")
+	changed := false
+	for i, w := range words {
+		if !strings.HasPrefix(w, "/") || strings.ContainsAny(w, "'\"`$*?;&|<>(){}\\") {
+			continue
+		}
+		if _, err := os.Lstat(w); err == nil {
+			continue
+		}
+		sub, ok := s.hereOf(w, false)
+		if !ok || sub == "" {
+			continue
+		}
+		if !atRoot {
+			sub = filepath.Join(s.Root, filepath.FromSlash(sub))
+		}
+		words[i], changed = sub, true
+	}
+	if !changed {
+		return c
+	}
+	return strings.Join(words, " ")
+}
+
+// hereOf is the project's own path for an absolute path p of another
+// machine: the longest tail of p that is in the project (a folder when
+// dir), or what lies under a component named as the project's root is.
+// "" with ok for the root itself.
+func (s *Session) hereOf(p string, dir bool) (string, bool) {
+	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
+	base := filepath.Base(s.Root)
 	for i := range parts {
-		tail := filepath.Join(parts[i:]...)
-		if parts[i] == filepath.Base(s.Root) {
-			// The project's own folder, and what lies under it.
+		if parts[i] == base {
 			sub := filepath.Join(parts[i+1:]...)
 			if sub == "" {
-				return rest
+				if dir {
+					return "", true
+				}
+				continue
 			}
-			if isDir(filepath.Join(s.Root, sub)) {
-				return "cd " + filepath.ToSlash(sub) + " && " + rest
+			if exists(filepath.Join(s.Root, sub), dir) {
+				return filepath.ToSlash(sub), true
 			}
 			continue
 		}
-		if i > 0 && isDir(filepath.Join(s.Root, tail)) {
-			return "cd " + filepath.ToSlash(tail) + " && " + rest
+		if i > 0 && exists(filepath.Join(s.Root, filepath.Join(parts[i:]...)), dir) {
+			return filepath.ToSlash(filepath.Join(parts[i:]...)), true
 		}
 	}
-	return c
+	return "", false
 }
 
-func isDir(p string) bool {
+// namesProjectPaths reports whether a command names a relative path with a
+// folder in it that is in the project (`bash plugins/x/hook.sh`).
+func (s *Session) namesProjectPaths(c string) bool {
+	for _, w := range strings.Fields(c) {
+		w = strings.Trim(w, `'"`)
+		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "/") || !strings.Contains(strings.TrimSuffix(w, "/"), "/") || strings.Contains(w, "..") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(w))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func exists(p string, dir bool) bool {
 	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	return err == nil && (!dir || fi.IsDir())
 }
