@@ -129,6 +129,7 @@ func FuzzReflip(f *testing.F) {
 	f.Add([]byte("- [ ]* 2.3 x\n- [-] 1. y\n- [ ] 1.2 [VERIFY:AC] z\n"), 15, byte('x'))
 	f.Add([]byte("1. [ ]: /url\n2. [ ] a\n"), 4, byte('x'))
 	f.Add([]byte("* [ ]\tb\n\n  > - [ ] c\n"), 3, byte('X'))
+	f.Add([]byte("## P\n\n### Task 1.3: [VERIFY] Check [ ]\n\n- **Verify**: `go test`\n- [ ] a box\n"), 40, byte('x'))
 	f.Fuzz(func(t *testing.T, src []byte, i int, c byte) {
 		if len(src) == 0 || len(src) > 4096 {
 			return

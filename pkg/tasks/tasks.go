@@ -246,7 +246,10 @@ func parseFile(src []byte) File {
 				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
 				head = nil                                      // a tagged heading's section ends at the next heading
 				if head == nil {
-					head = headingTask(n, src)
+					head = headingTask(n, src, lines)
+					if head != nil && head.box != nil {
+						f.Tasks = append(f.Tasks, *head.box)
+					}
 				}
 			}
 		case *ast.ListItem:
@@ -294,12 +297,16 @@ func parseFile(src []byte) File {
 // ungated.
 type tagged struct {
 	task Task // the heading read as a task's first line, its section as the task's body
+	// box is the heading as a task of its own when it ends in a box of
+	// its own (`### Task 1.3: [VERIFY] Quality checkpoint [x]`: some
+	// authors tick the heading, with no list box under it).
+	box *Task
 }
 
 // headingTask is the verification task a top-level heading holds, nil when
 // it holds none: the heading's text and the section under it (down to
 // the next heading) are read as one task item.
-func headingTask(h *ast.Heading, src []byte) *tagged {
+func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 	if h.Lines().Len() == 0 {
 		return nil
 	}
@@ -307,6 +314,13 @@ func headingTask(h *ast.Heading, src []byte) *tagged {
 	text := strings.TrimSpace(string(src[line.Start:line.Stop]))
 	if !strings.Contains(strings.ToUpper(text), "VERIFY") {
 		return nil // the cheap look first: most headings hold no tag
+	}
+	// A box at the heading's end is the heading's own, no word of its
+	// title: ticking it changes no word the task is known by.
+	mark := -1
+	if n := len(text); n >= 4 && text[n-3] == '[' && text[n-1] == ']' && isBoxMark(text[n-2]) && (text[n-4] == ' ' || text[n-4] == '\t') {
+		mark = line.Start + bytes.LastIndexByte(src[line.Start:line.Stop], '[') + 1
+		text = strings.TrimSpace(text[:n-3])
 	}
 	start := h.Lines().At(h.Lines().Len() - 1).Stop
 	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
@@ -338,7 +352,20 @@ func headingTask(h *ast.Heading, src []byte) *tagged {
 	if len(ts) == 0 || !ts[0].Verify {
 		return nil
 	}
-	return &tagged{task: ts[0]}
+	g := &tagged{task: ts[0]}
+	if mark >= 0 {
+		b := ts[0]
+		b.Checked, b.InProgress = src[mark] == 'x' || src[mark] == 'X', src[mark] == '-'
+		b.Line = lineOf(lines, line.Start)
+		b.start, b.stop, b.mark = lines[b.Line-1], max(start, stop), mark
+		b.Text = string(src[b.start:b.stop])
+		if f := strings.Fields(b.Title); len(f) > 1 && isStepNumber(f[0]) {
+			// `### Task 1.3: [VERIFY] …`: task 1.3, as its boxes would be.
+			b.ID, b.Title = strings.TrimSuffix(f[0], ":"), strings.TrimSpace(strings.TrimPrefix(b.Title, f[0]))
+		}
+		g.box = &b
+	}
+	return g
 }
 
 // adopt makes t, a box in the heading's section read as a verification
