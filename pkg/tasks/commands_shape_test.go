@@ -459,3 +459,32 @@ func TestOutputNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAfter: words right after a command that ask for a look at what
+// it made are a qa-engineer's reading, and the names in them are no
+// commands; success in any words is the command's exit.
+func TestReadAfter(t *testing.T) {
+	for _, tc := range []struct {
+		src     string
+		inspect bool
+		runs    []string
+	}{
+		{"- [ ] T38 [verify] Run `pnpm build` and verify `dist/a/index.js`, `dist/a/index.cjs` and `dist/a/index.d.ts` all exist. No commit.\n", true, []string{"pnpm build"}},
+		{"- [ ] T39 [verify] Run `pnpm pack --dry-run` and confirm `./flows` subpath is listed in the exports.\n", true, []string{"pnpm pack --dry-run"}},
+		{"- [ ] T23 [verify] Run `go test -coverprofile=cov.out ./internal/...` — verify ≥80% line coverage\n", true, []string{"go test -coverprofile=cov.out ./internal/..."}},
+		{"- [ ] T40 [verify] Run `npm test` and confirm all tests pass\n", false, []string{"npm test"}},
+		{"- [ ] T41 [verify] Run `make check` and verify it succeeds; then `make lint`\n", false, []string{"make check", "make lint"}},
+	} {
+		ts := Parse([]byte(tc.src))
+		if len(ts) != 1 {
+			t.Fatalf("%q: read as %+v", tc.src, ts)
+		}
+		var runs []string
+		for _, c := range ts[0].Commands {
+			runs = append(runs, c.Run)
+		}
+		if ts[0].Inspect != tc.inspect || !slices.Equal(runs, tc.runs) {
+			t.Errorf("%q: Inspect %v, commands %q; want %v, %q", tc.src, ts[0].Inspect, runs, tc.inspect, tc.runs)
+		}
+	}
+}

@@ -495,8 +495,14 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A prompt to an agent, or a count, passes whatever it prints: what it
 	// prints is read. Its commands stay as written (a search among them
 	// still must find).
+	confirms, values := readAfter(t.Text, t.Commands)
+	if len(values) > 0 {
+		// "and confirm `./flows` is listed": a name the reading looks
+		// for, no command of the check.
+		t.Commands = slices.DeleteFunc(t.Commands, func(c Command) bool { return slices.Contains(values, strings.TrimSpace(c.Run)) })
+	}
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) }) ||
-		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands)
+		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
@@ -586,6 +592,73 @@ func template(text string) bool {
 		}
 	}
 	return false
+}
+
+// readAfter reports whether the words right after one of a task's
+// commands ask for a look at what it made ("Run `pnpm build` and verify
+// `dist/index.js` and `dist/index.d.ts` exist", "and confirm `./flows` is
+// listed", "— verify ≥80% line coverage"): the command's exit says nothing
+// of that, a qa-engineer reads it. values are the code spans of that
+// clause, names it looks for rather than commands. Success in any words
+// ("and confirm all tests pass") is the command's exit.
+func readAfter(text string, cmds []Command) (bool, []string) {
+	if len(cmds) == 0 || !strings.Contains(text, "`") {
+		return false, nil
+	}
+	parts := strings.Split(text, "`")
+	for i := 1; i+1 < len(parts); i += 2 {
+		c := strings.TrimSpace(parts[i])
+		if c == "" || !slices.ContainsFunc(cmds, func(k Command) bool { return strings.Contains(k.Run, c) }) {
+			continue
+		}
+		after := strings.ToLower(parts[i+1])
+		lead := strings.TrimLeft(after, " ,;:—–-")
+		for _, w := range []string{"and then ", "and ", "then "} {
+			lead = strings.TrimPrefix(lead, w)
+		}
+		verb := false
+		for _, v := range []string{"verify ", "verify that ", "confirm ", "confirm that ", "check that ", "make sure ", "ensure that "} {
+			if strings.HasPrefix(lead, v) {
+				verb = true
+				break
+			}
+		}
+		if !verb {
+			continue
+		}
+		// The clause: its words and its code spans (a value each, "#" in
+		// the words), to the sentence's end.
+		clause := ""
+		var values []string
+		for j, words := i+1, lead; ; j += 2 {
+			if k := strings.IndexAny(words, ".;\n"); k >= 0 {
+				clause += words[:k]
+				break
+			}
+			clause += words
+			if j+1 >= len(parts) {
+				break
+			}
+			values = append(values, strings.TrimSpace(parts[j+1]))
+			clause += " # "
+			if j+2 >= len(parts) {
+				break
+			}
+			words = strings.ToLower(parts[j+2])
+		}
+		o := " " + clause + " "
+		exit := false
+		for _, w := range []string{"pass", "succe", "green", "no error", "without error", "exit", "works", "compiles", "builds"} {
+			if strings.Contains(o, w) {
+				exit = true
+				break
+			}
+		}
+		if !exit {
+			return true, values
+		}
+	}
+	return false, nil
 }
 
 // agentQuery reports whether a task's code names a query the agent runs
