@@ -95,13 +95,34 @@ func chainHeads(line string) []string {
 }
 
 // chainedOf reports whether line is want followed by a `&& …` tail that
-// chainHeads can cut (want with ` 2>&1` too, when join allows it).
+// chainHeads can cut (want with ` 2>&1` too, when join allows it), or a
+// later link of such a line: `sh lint.sh && sh test.sh` passed says both
+// did, each from the line's start.
 func chainedOf(line, want string, join bool) bool {
 	if !strings.Contains(line, "&&") {
 		return false
 	}
-	for _, h := range chainHeads(line) {
-		if h == want || join && strings.TrimSuffix(h, " 2>&1") == want {
+	heads := chainHeads(line)
+	is := func(part string) bool {
+		part = strings.TrimSpace(part)
+		return part == want || join && strings.TrimSuffix(part, " 2>&1") == want
+	}
+	for i, h := range heads {
+		if is(h) {
+			return true
+		}
+		// The link after this head, up to the next cut: the line's own
+		// text between two of its cuts (chainHeads cut it outside quotes).
+		if i+1 < len(heads) {
+			if link, ok := strings.CutPrefix(heads[i+1], h); ok && is(strings.TrimPrefix(strings.TrimSpace(link), "&&")) {
+				return true
+			}
+		}
+	}
+	if n := len(heads); n > 0 {
+		// The last link, after the last cut, when nothing after it could
+		// hide a failure (chainHeads cut there).
+		if last, ok := strings.CutPrefix(line, heads[n-1]); ok && is(strings.TrimPrefix(strings.TrimSpace(last), "&&")) && !strings.Contains(want, "&&") {
 			return true
 		}
 	}

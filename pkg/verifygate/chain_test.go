@@ -51,3 +51,26 @@ func TestChainHeads(t *testing.T) {
 		t.Error("chainedOf cut inside quotes")
 	}
 }
+
+// TestChainedLinks: each link of a clean `&&` line passed when the line did.
+func TestChainedLinks(t *testing.T) {
+	for _, c := range []struct {
+		line, want string
+		ok         bool
+	}{
+		{"sh lint.sh && sh test.sh", "sh lint.sh", true},
+		{"sh lint.sh && sh test.sh", "sh test.sh", true},
+		{"go vet ./... && go test ./... && git add -A", "go test ./...", true},
+		{"a && b 2>&1 && c", "b", true},
+		{"a && b; c", "b", false},
+		{"a && b || true", "b", false},
+		{"a && b &", "b", false},
+		{"a && b | tail -1", "b", false},
+		{"a && echo 'x && b'", "b", false},
+		{"a; b && c", "b", false},
+	} {
+		if got := chainedOf(c.line, c.want, true); got != c.ok {
+			t.Errorf("chainedOf(%q, %q) = %v, want %v", c.line, c.want, got, c.ok)
+		}
+	}
+}

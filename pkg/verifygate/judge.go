@@ -1884,7 +1884,7 @@ func (v Verdict) Explain() string {
 			}
 			parts = append(parts, fmt.Sprintf("%s passed only from %s, which does not count: it counts from %s", what, from, where))
 		case f.Run == nil && f.Near != "":
-			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most, alone or followed by `&& …`), or `rodin verify ID FILE` (alone or followed by `&& …`); a pipe into a filter, `|| true`, another redirection or a command before it or after `;` change what its exit says")
+			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most, alone or as a link of a line of `&&` links), or `rodin verify ID FILE` (alone or followed by `&& …`); a pipe into a filter, `|| true`, another redirection or a command before it or after `;` change what its exit says")
 		case f.Run == nil:
 			if f.Missing {
 				parts = append(parts, what+" has not run in this session, and the file it names is not in the project (a typo in the task's command is the user's to fix, or to accept the agent's fix of; creating the file to make it pass is no fix)")
