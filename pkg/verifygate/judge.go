@@ -1358,12 +1358,6 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		if got == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
-		// The check followed by `&& more` (chain.go): a pass of it, from
-		// the line's start; a failed line says nothing of which failed.
-		if r.Exit == 0 && chainedOf(got, want, joinable) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
-			s.chained(r)
-			return r, ""
-		}
 		// The run `cd packages/api && sh check.sh` (or `cd /abs/project &&
 		// npm test`), which Claude Code reports from the directory its cd
 		// left the shell in, is the rest run there: what the deny asks.
@@ -1387,6 +1381,13 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 				s.chained(r)
 				return r, ""
 			}
+		}
+		// The check as a link of a line of `&&` links (chain.go), after
+		// the `cd DIR && check` forms above: a pass of it, from the line's
+		// start; a failed line says nothing of which link failed.
+		if r.Exit == 0 && chainedOf(got, want, joinable) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+			s.chained(r)
+			return r, ""
 		}
 		// rodin verify runs the task's commands from the project root
 		// wherever it is started in the project.
