@@ -107,22 +107,43 @@ func chainedOf(line, want string, join bool) bool {
 		part = strings.TrimSpace(part)
 		return part == want || join && strings.TrimSuffix(part, " 2>&1") == want
 	}
-	for i, h := range heads {
+	for _, h := range heads {
 		if is(h) {
-			return true
+			return true // the check opens the line (`cd web && npm test && …` too)
 		}
+	}
+	for i, h := range heads {
 		// The link after this head, up to the next cut: the line's own
 		// text between two of its cuts (chainHeads cut it outside quotes).
+		// A link after one that moves the shell (`cd sub && check && cd
+		// ..`) ran elsewhere than the line says: never the check.
+		if movesShell(h) {
+			return false
+		}
 		if i+1 < len(heads) {
 			if link, ok := strings.CutPrefix(heads[i+1], h); ok && is(strings.TrimPrefix(strings.TrimSpace(link), "&&")) {
 				return true
 			}
 		}
 	}
-	if n := len(heads); n > 0 {
+	if n := len(heads); n > 0 && !movesShell(line) {
 		// The last link, after the last cut, when nothing after it could
 		// hide a failure (chainHeads cut there).
 		if last, ok := strings.CutPrefix(line, heads[n-1]); ok && is(strings.TrimPrefix(strings.TrimSpace(last), "&&")) && !strings.Contains(want, "&&") {
+			return true
+		}
+	}
+	return false
+}
+
+// movesShell reports whether a line holds a command that changes the
+// shell's directory (cd, pushd, popd) or runs in another shell's (a
+// subshell's parentheses are no link of the line): what follows it ran
+// elsewhere than where the line began.
+func movesShell(line string) bool {
+	for _, w := range strings.Fields(strings.NewReplacer("&&", " ", ";", " ", "|", " ", "(", " ", ")", " ").Replace(line)) {
+		switch w {
+		case "cd", "pushd", "popd":
 			return true
 		}
 	}

@@ -68,6 +68,11 @@ func TestChainedLinks(t *testing.T) {
 		{"a && b | tail -1", "b", false},
 		{"a && echo 'x && b'", "b", false},
 		{"a; b && c", "b", false},
+		{"cd sub && b && cd ..", "b", false},
+		{"pushd sub && b", "b", false},
+		{"b && cd sub && c", "b", true},
+		{"b && cd sub && c", "c", false},
+		{"cd web && npm test && sed -i x t.md", "cd web && npm test", true},
 	} {
 		if got := chainedOf(c.line, c.want, true); got != c.ok {
 			t.Errorf("chainedOf(%q, %q) = %v, want %v", c.line, c.want, got, c.ok)
