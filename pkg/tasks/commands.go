@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/yuin/goldmark/ast"
 )
@@ -237,7 +238,7 @@ func checks(cs []Command) []Command {
 	out := cs[:0:0]
 	real := false
 	for _, c := range cs {
-		c.Run = atRoot(c.Run)
+		c.Run = unixLauncher(atRoot(c.Run))
 		if !Template(c.Run) && !wrapsNothing(c.Run) && !partOfEarlier(out, c.Run) {
 			out = append(out, c)
 			real = real || !CannotFail(c.Run)
@@ -947,6 +948,9 @@ func wordLen(s string) int {
 // a program's name. `requirements.md`, `VERIFICATION_PASS`, `{{test cmd}}`
 // and `## Heading` are names and values, not commands.
 func CommandLike(c string) bool {
+	if u := unixLauncher(c); u != c {
+		return CommandLike(u)
+	}
 	w := FirstWord(c)
 	switch f := strings.Fields(c); {
 	case w == "":
@@ -1182,4 +1186,30 @@ func split(s string, pipesOnly bool) (parts []string, ok bool) {
 		b.WriteByte(c)
 	}
 	return append(parts, b.String()), quote == 0
+}
+
+// unixLauncher is a command written on Windows, as it runs here: a
+// program named by its Windows path or launcher
+// (`C:\tools\maven\bin\mvn.cmd -pl core package`, `npm.cmd test`) is
+// the program by its name (`mvn -pl core package`, `npm test`). Any
+// other command is returned as it is.
+func unixLauncher(c string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(c), " ")
+	name := first
+	if len(name) > 3 && name[1] == ':' && (name[2] == '\\' || name[2] == '/') && unicode.IsLetter(rune(name[0])) {
+		name = name[strings.LastIndexAny(name, "\\/")+1:]
+	} else if strings.ContainsAny(name, "\\/") {
+		return c
+	}
+	lower := strings.ToLower(name)
+	for _, ext := range []string{".cmd", ".bat", ".exe", ".ps1"} {
+		if strings.HasSuffix(lower, ext) && len(name) > len(ext) {
+			name = name[:len(name)-len(ext)]
+			break
+		}
+	}
+	if name == first || name == "" || !programName(name) {
+		return c
+	}
+	return strings.TrimSpace(name + " " + rest)
 }

@@ -471,7 +471,22 @@ func (t title) afterColon() string {
 	if !ok || after == "" || strings.ContainsRune(after, codeMark) {
 		return ""
 	}
-	return after
+	return withoutSuccess(after)
+}
+
+// withoutSuccess is a title's command line without the words after it
+// that say it succeeds ("make test passes", "pnpm lint is green"): the
+// command is what runs, the words are its exit (`make test passes` asks
+// make for a target named passes).
+func withoutSuccess(s string) string {
+	lower := strings.ToLower(s)
+	for _, w := range []string{" passes cleanly", " passes", " pass", " succeeds", " succeed", " is green", " are green", " green",
+		" works", " exits 0", " exit 0", " without errors", " with no errors", " cleanly"} {
+		if strings.HasSuffix(lower, w) && len(s) > len(w) {
+			return strings.TrimSpace(s[:len(s)-len(w)])
+		}
+	}
+	return s
 }
 
 // hasLetterOrDigit reports whether a word is more than punctuation.
