@@ -17,6 +17,25 @@ import (
 var manifests = []string{"package.json", "go.mod", "Cargo.toml", "pyproject.toml", "setup.py", "pom.xml",
 	"build.gradle", "build.gradle.kts", "composer.json", "Gemfile", "deno.json", "Makefile", "mix.exs"}
 
+// CheckoutRoot is the root a task file's commands run from: the project's,
+// or the nearest git checkout inside it that holds the file (a worktree a
+// subagent works in under .claude/worktrees/, a submodule): a check of
+// that file checks that checkout's code, never the main one's (its tasks,
+// run from the main checkout, had passed on code the worktree broke).
+func CheckoutRoot(root, file string) string {
+	dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(file)))
+	for {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			return root
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
 // PackageDir is the directory a task file belongs to: the nearest
 // directory at or above it, within root, that holds a project manifest;
 // root when none does.
@@ -102,6 +121,7 @@ func RunDir(root, file, c string) string {
 func RunDirFound(root, file, c string) (string, bool) { return runDir(root, file, c) }
 
 func runDir(root, file, c string) (string, bool) {
+	root = CheckoutRoot(root, file)
 	prog, args := progArgs(c)
 	named := ""
 	if prog != "" {
