@@ -570,7 +570,7 @@ func aboutChecks(words string) bool {
 		"type-check", "type check", "types check", "format", "clippy", "go vet", "tests pass", "tests green", "all tests",
 		"test suite", "full suite", "unit test", "integration test", "e2e test", "end-to-end test", "tests run", "run tests",
 		"run the tests", "ci ", "ci:", " ci", "pipeline", "pre-commit", "regressions", "checks pass", "all checks",
-		"checks green", "static analysis", "sanity", "smoke check", "coverage", "gate", "green", "nothing broke", "nothing is broken",
+		"checks green", "checks", "static analysis", "sanity", "smoke check", "coverage", "gate", "green", "nothing broke", "nothing is broken",
 		"no breakage", "still pass",
 		"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト"} {
 		if strings.Contains(words, w) {
