@@ -95,8 +95,10 @@ func Windows(runs []Run) []Window {
 const SkillShellMax = 2 * time.Minute
 
 // skillShellWindow is a skill's inline shell command's window: it runs
-// before the skill's prompt reaches the model, so it has ended by the
-// session's next recorded run; lacking one, SkillShellMax after its start.
+// before the skill's prompt reaches the model, so it has ended when the
+// session's next recorded run began (that call's start, not its record:
+// the first check of a `/implement` session ran after it, not beside it);
+// lacking one, SkillShellMax after its start.
 func skillShellWindow(r Run, later []Run) Window {
 	if r.Dur >= 0 {
 		// The Skill tool's call, reported when it ended (PostToolUse).
@@ -105,7 +107,7 @@ func skillShellWindow(r Run, later []Run) Window {
 	end := r.Time + int64(SkillShellMax)
 	for _, n := range later {
 		if n.Kind != KindClaim && n.Time >= r.Time {
-			end = min(end, n.Time)
+			end = min(end, max(r.Time, n.Time-max(n.Dur, 0)*int64(time.Millisecond)))
 			break
 		}
 	}

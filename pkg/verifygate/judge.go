@@ -1162,6 +1162,9 @@ func (s *Session) overlapped(r *ledger.Run) (start int64, overlap bool) {
 		if w.Background != "" && w.Background == r.Bg {
 			continue // the run itself
 		}
+		if strings.HasPrefix(w.Background, "skill:") && w.End-int64(ledger.EndSlack) <= start {
+			continue // a skill's shell, ended before the check began
+		}
 		if (w.Background != "" || w.Agent != r.Agent) && w.Start <= r.Time && w.End >= start {
 			return start, true
 		}
