@@ -109,11 +109,15 @@ func StoredConfig(b []byte) (Config, bool) {
 }
 
 // DefaultTaskFiles and DefaultIgnore apply when the configuration leaves
-// them out: every tasks.md, and the progress files spec workflows keep
-// beside it.
+// them out: every tasks.md, and what spec workflows write beside it that
+// no check reads: progress files, ralph-specum's state and a loop's
+// progress log, the spec folder's other documents (requirements, design,
+// research, notes), the changelog (honest day 62: each, written between a
+// check and its tick, had made the check stale).
 var (
 	DefaultTaskFiles = []string{"**/tasks.md"}
-	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md"}
+	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md", "**/.ralph-state.json", "**/progress.txt",
+		"**/specs/**/*.md", "**/CHANGELOG.md"}
 )
 
 // Defaults is the configuration of a project without a config file.
@@ -316,8 +320,10 @@ func (t *Tree) ignored(rel string, dir bool) bool {
 	}
 	// The configuration's globs take a directory they match as a whole:
 	// `dist/**` is the folder dist itself (its time too), not only what
-	// is in it.
-	return MatchAny(t.Config.Ignore, rel)
+	// is in it. A task file stays a task file (`**/specs/**/*.md` is
+	// about the documents beside it): the walk knows the folders that
+	// hold one by it.
+	return MatchAny(t.Config.Ignore, rel) && (dir || !MatchAny(t.Config.TaskFiles, rel))
 }
 
 // gitignore is one pattern of the root .gitignore, read simply: a pattern
