@@ -112,12 +112,14 @@ func StoredConfig(b []byte) (Config, bool) {
 // them out: every tasks.md, and what spec workflows write beside it that
 // no check reads: progress files, ralph-specum's state and a loop's
 // progress log, the spec folder's other documents (requirements, design,
-// research, notes), the changelog (honest day 62: each, written between a
-// check and its tick, had made the check stale).
+// research, notes), the changelog, and logs (a dev server started with
+// `> dev.log &` writes its own all along: honest day 62, each written
+// between a check and its tick had made the check stale, and the server's
+// log made every check of the session stale while it ran).
 var (
 	DefaultTaskFiles = []string{"**/tasks.md"}
 	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md", "**/.ralph-state.json", "**/progress.txt",
-		"**/specs/**/*.md", "**/CHANGELOG.md"}
+		"**/specs/**/*.md", "**/CHANGELOG.md", "**/*.log", "**/nohup.out"}
 )
 
 // Defaults is the configuration of a project without a config file.
