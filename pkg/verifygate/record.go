@@ -126,7 +126,13 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 			// cannot tell, and takes a change in the agent's call for the
 			// agent's; the user keeps their tick by waiving it.
 			v := bad[0]
-			say = append(say, fmt.Sprintf("%s was ticked while this Bash command (`%s`) ran, and a change made during the agent's command is taken for the agent's: ticked before its checks passed for the code as it stands. %s If the user ticked it in their editor, they keep it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them). %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), hookio.Clip(cmd, 80), explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
+			while := fmt.Sprintf("while this Bash command (`%s`) ran, and a change made during the agent's command is taken for the agent's", hookio.Clip(cmd, 80))
+			if w, ok := s.windowOfChange(v.File); ok && w.Background != "" && w.Command != "" && w.Command != cmd {
+				// The change fell before this command, in a background
+				// task's window (a dev server): name that task.
+				while = fmt.Sprintf("while a background task of the agent's ran (`%s`, since %s), and a change made while one runs is taken for the agent's", hookio.Clip(w.Command, 80), time.Unix(0, w.Start).Format("15:04:05"))
+			}
+			say = append(say, fmt.Sprintf("%s was ticked %s: ticked before its checks passed for the code as it stands. %s If the user ticked it in their editor, they keep it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them). %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), while, explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
 		}
 	}
 	if len(unread) > 0 {
@@ -428,4 +434,19 @@ func QAPassed(msg string) bool {
 		}
 	}
 	return true
+}
+
+// windowOfChange is the window of the session's calls that the task
+// file's last change falls in (ledger.Attribute), for messages: a
+// foreground call's first, else a background task's.
+func (s *Session) windowOfChange(file string) (ledger.Window, bool) {
+	fi, err := os.Lstat(filepath.Join(s.Root, filepath.FromSlash(file)))
+	if err != nil {
+		return ledger.Window{}, false
+	}
+	ws, err := s.sessionWindows()
+	if err != nil {
+		return ledger.Window{}, false
+	}
+	return ledger.Attribute(ws, freshness.ChangeTime(fi).UnixNano())
 }
