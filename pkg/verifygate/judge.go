@@ -1545,11 +1545,12 @@ func nearRun(runs []ledger.Run, c, ref string) string {
 			continue
 		}
 		got := Normalize(r.Command)
-		if got == want || !strings.ContainsAny(verifyPart(got), "|;&<>") {
+		if got == want || !strings.ContainsAny(verifyPart(got), "|;&<>\n\r") {
 			continue // a plain form: another reason (its directory) kept it out
 		}
 		if strings.Contains(got, want) || strings.Contains(got, "rodin verify "+ref) || strings.Contains(got, "rodin verify '"+ref+"'") {
-			return hookio.Clip(got, 120)
+			// A block pasted whole into one call: its lines shown as ⏎.
+			return hookio.Clip(strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎").Replace(got), 120)
 		}
 	}
 	return ""
@@ -1888,7 +1889,7 @@ func (v Verdict) Explain() string {
 			}
 			parts = append(parts, fmt.Sprintf("%s passed only from %s, which does not count: it counts from %s", what, from, where))
 		case f.Run == nil && f.Near != "":
-			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most, alone or as a link of a line of `&&` links), or `rodin verify ID FILE` (alone or followed by `&& …`); a pipe into a filter, `|| true`, another redirection or a command before it or after `;` change what its exit says")
+			parts = append(parts, what+" ran only as `"+f.Near+"`, which does not count: rodin takes a check as written (from the project root, or `cd DIR && ` it, with `2>&1` at most, alone or as a link of a line of `&&` links), or `rodin verify ID FILE` (alone or followed by `&& …`); a pipe into a filter, `|| true`, another redirection or a command before it or after `;` change what its exit says, and a call of several lines (⏎) is never evidence: run each line alone")
 		case f.Run == nil:
 			if f.Missing {
 				parts = append(parts, what+" has not run in this session, and the file it names is not in the project (a typo in the task's command is the user's to fix, or to accept the agent's fix of; creating the file to make it pass is no fix)")
