@@ -149,3 +149,28 @@ func movesShell(line string) bool {
 	}
 	return false
 }
+
+// subshell is the line inside a call that is one subshell, `( … )`: what
+// it runs, from where the call began.
+func subshell(line string) (string, bool) {
+	line = strings.TrimSpace(line)
+	if len(line) < 2 || line[0] != '(' || line[len(line)-1] != ')' {
+		return "", false
+	}
+	inner := strings.TrimSpace(line[1 : len(line)-1])
+	// One group, not `(a) && (b)`: the parentheses close only at the end.
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 && i != len(line)-1 {
+				return "", false
+			}
+		case '\'', '"', '`', '\\':
+			return "", false // quoted parentheses: not for this look
+		}
+	}
+	return inner, inner != ""
+}

@@ -79,3 +79,24 @@ func TestChainedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestSubshell: a call that is one subshell, and nothing else.
+func TestSubshell(t *testing.T) {
+	for _, c := range []struct {
+		line, inner string
+		ok          bool
+	}{
+		{"(cd web && npm test)", "cd web && npm test", true},
+		{" ( make check ) ", "make check", true},
+		{"(a) && (b)", "", false},
+		{"(a); b", "", false},
+		{"(echo ')')", "", false},
+		{"()", "", false},
+		{"a (b)", "", false},
+	} {
+		inner, ok := subshell(c.line)
+		if inner != c.inner || ok != c.ok {
+			t.Errorf("subshell(%q) = %q, %v; want %q, %v", c.line, inner, ok, c.inner, c.ok)
+		}
+	}
+}

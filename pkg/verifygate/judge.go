@@ -1385,6 +1385,23 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 				return r, ""
 			}
 		}
+		// `cd .. && check` from a subfolder, or any `cd X && check` that
+		// moves the shell once: Claude Code reports the call from where
+		// the cd left it, where the check ran.
+		if _, rest, ok := tasks.CdThen(got); ok && Normalize(rest) == want && !movesShell(rest) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+			return r, ""
+		}
+		// `(cd web && npm test)`: the check run in web by a subshell, the
+		// call reported from where it began.
+		if inner, ok := subshell(got); ok {
+			if Normalize(inner) == want && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+				return r, "" // the task's own `cd web && …`, in a subshell
+			}
+			if dir, rest, ok := tasks.InDir(inner); ok && Normalize(rest) == want && !movesShell(rest) && r.Cwd != "" &&
+				filepath.Join(filepath.Clean(r.Cwd), filepath.FromSlash(dir)) == s.RunDir(file, c) && !tasks.PipeHidesExit(c) {
+				return r, ""
+			}
+		}
 		// The check as a link of a line of `&&` links (chain.go), after
 		// the `cd DIR && check` forms above: a pass of it, from the line's
 		// start; a failed line says nothing of which link failed.
