@@ -49,20 +49,30 @@ func (s *Session) localFiles(c string, atRoot bool) string {
 	words := strings.Split(c, " ")
 	changed := false
 	for i, w := range words {
-		if !strings.HasPrefix(w, "/") || strings.ContainsAny(w, "'\"`$*?;&|<>(){}\\") {
+		// A path as a word, or as an assignment's value (`DB=/Users/…/x.db`),
+		// or before the `;` that ends a command.
+		pre, p := "", w
+		if k := strings.IndexByte(w, '='); k > 0 && strings.HasPrefix(w[k+1:], "/") {
+			pre, p = w[:k+1], w[k+1:]
+		}
+		post := ""
+		if t := strings.TrimRight(p, ";"); t != p {
+			p, post = t, p[len(t):]
+		}
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "'\"`$*?;&|<>(){}\\") {
 			continue
 		}
-		if _, err := os.Lstat(w); err == nil {
+		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		sub, ok := s.hereOf(w, false)
+		sub, ok := s.hereOf(p, false)
 		if !ok || sub == "" {
 			continue
 		}
 		if !atRoot {
 			sub = filepath.Join(s.Root, filepath.FromSlash(sub))
 		}
-		words[i], changed = sub, true
+		words[i], changed = pre+sub+post, true
 	}
 	if !changed {
 		return c
