@@ -502,7 +502,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		t.Commands = slices.DeleteFunc(t.Commands, func(c Command) bool { return slices.Contains(values, strings.TrimSpace(c.Run)) })
 	}
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) }) ||
-		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms
+		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
+		len(t.Commands) > 0 && observes(t.Text)
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
@@ -589,6 +590,37 @@ func template(text string) bool {
 	for i := 1; i < len(parts); i += 2 {
 		if strings.Contains(parts[i], "{{") || strings.Contains(parts[i], "<") && strings.Contains(parts[i], ">") && !strings.ContainsAny(parts[i], "\"'") {
 			return true
+		}
+	}
+	return false
+}
+
+// observes reports whether a step of a task's body asks for a look that
+// its commands do not make: "3. Verify: produces non-empty text output, no
+// panics", "Verify CLAUDE.md line count <= 120", "Verify all acceptance
+// criteria from PM.md" (corpus twelve: the Verify line's build and tests
+// stood for them, and passed whatever the look would show). A step about
+// the project's checks ("Verify all tests still pass", "CI green") is what
+// the commands check; a step that names a command is run, not looked at.
+func observes(text string) bool {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if i == 0 {
+			continue // the title
+		}
+		s := strings.ToLower(strings.TrimSpace(l))
+		s = strings.TrimLeft(s, "-*+ ")
+		for len(s) > 0 && (s[0] >= '0' && s[0] <= '9' || s[0] == '.' || s[0] == ')') {
+			s = s[1:]
+		}
+		s = strings.TrimLeft(strings.TrimSpace(s), "*_")
+		if strings.Contains(s, "`") {
+			continue
+		}
+		for _, v := range []string{"verify ", "verify: ", "confirm ", "confirm: ", "check that ", "ensure that "} {
+			if rest, ok := strings.CutPrefix(s, v); ok && len(strings.Fields(rest)) >= 2 && !aboutChecks(" "+rest+" ") {
+				return true
+			}
 		}
 	}
 	return false
