@@ -40,13 +40,29 @@ func chainHeads(line string) []string {
 			word = true
 			continue
 		case '\'', '"', '`':
+			if ch == '\'' && i > 0 && line[i-1] == '$' {
+				return nil // $'…' quotes by other rules (a \' inside): not read here
+			}
 			quote, word = ch, true
 			continue
-		case '(':
+		case '(', '{':
+			// Parentheses, `$( )`, `${ }` and `{ …; }` groups: a `&&` or a
+			// `;` inside is no link of the line.
 			depth++
-		case ')':
+		case ')', '}':
 			if depth--; depth < 0 {
 				return nil
+			}
+		case '[':
+			if i+1 < len(line) && line[i+1] == '[' && !word {
+				depth++ // `[[ a && b ]]`: a test's operator, no list
+				i++
+				continue
+			}
+		case ']':
+			if i+1 < len(line) && line[i+1] == ']' && depth > 0 {
+				depth--
+				i++
 			}
 		case '#':
 			if !word && depth == 0 {
@@ -96,9 +112,12 @@ func chainHeads(line string) []string {
 
 // chainedOf reports whether line is want followed by a `&& …` tail that
 // chainHeads can cut (want with ` 2>&1` too, when join allows it), or a
-// later link of such a line: `sh lint.sh && sh test.sh` passed says both
-// did, each from the line's start.
-func chainedOf(line, want string, join bool) bool {
+// later link of such a line whose every earlier link is a check of the
+// task too (own): `sh lint.sh && sh test.sh` passed says both did, each
+// from the line's start. An earlier link of anything else may change what
+// the check runs or what the line's exit says (`exit 0 &&`, `trap 'exit 0'
+// EXIT &&`, a function or PATH named like the check, `\cd sub &&`).
+func chainedOf(line, want string, join bool, own func(string) bool) bool {
 	if !strings.Contains(line, "&&") {
 		return false
 	}
@@ -112,25 +131,31 @@ func chainedOf(line, want string, join bool) bool {
 			return true // the check opens the line (`cd web && npm test && …` too)
 		}
 	}
-	for i, h := range heads {
-		// The link after this head, up to the next cut: the line's own
-		// text between two of its cuts (chainHeads cut it outside quotes).
-		// A link after one that moves the shell (`cd sub && check && cd
-		// ..`) ran elsewhere than the line says: never the check.
-		if movesShell(h) {
+	if len(heads) == 0 || own == nil {
+		return false
+	}
+	// The links, cut where chainHeads cut the line.
+	var links []string
+	prev := ""
+	for _, h := range heads {
+		link, ok := strings.CutPrefix(h, prev)
+		if !ok {
 			return false
 		}
-		if i+1 < len(heads) {
-			if link, ok := strings.CutPrefix(heads[i+1], h); ok && is(strings.TrimPrefix(strings.TrimSpace(link), "&&")) {
-				return true
-			}
-		}
+		links = append(links, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(link), "&&")))
+		prev = h
 	}
-	if n := len(heads); n > 0 && !movesShell(line) {
-		// The last link, after the last cut, when nothing after it could
-		// hide a failure (chainHeads cut there).
-		if last, ok := strings.CutPrefix(line, heads[n-1]); ok && is(strings.TrimPrefix(strings.TrimSpace(last), "&&")) && !strings.Contains(want, "&&") {
+	last, ok := strings.CutPrefix(line, prev)
+	if !ok {
+		return false
+	}
+	links = append(links, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(last), "&&")))
+	for _, l := range links {
+		if is(l) {
 			return true
+		}
+		if !own(l) || movesShell(l) {
+			return false // a link before the check that is no check of the task
 		}
 	}
 	return false
@@ -141,9 +166,9 @@ func chainedOf(line, want string, join bool) bool {
 // subshell's parentheses are no link of the line): what follows it ran
 // elsewhere than where the line began.
 func movesShell(line string) bool {
-	for _, w := range strings.Fields(strings.NewReplacer("&&", " ", ";", " ", "|", " ", "(", " ", ")", " ").Replace(line)) {
+	for _, w := range strings.Fields(strings.NewReplacer("&&", " ", ";", " ", "|", " ", "(", " ", ")", " ", "\\", "", "'", "", "\"", "").Replace(line)) {
 		switch w {
-		case "cd", "pushd", "popd":
+		case "cd", "pushd", "popd", "chdir":
 			return true
 		}
 	}

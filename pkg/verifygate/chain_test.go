@@ -44,10 +44,10 @@ func TestChainHeads(t *testing.T) {
 			t.Errorf("chainHeads(%q) = %q, want %q", c.line, got, c.heads)
 		}
 	}
-	if !chainedOf("unit-tests 2>&1 && sed x", "unit-tests", true) || chainedOf("unit-tests 2>&1 && sed x", "unit-tests", false) {
+	if !chainedOf("unit-tests 2>&1 && sed x", "unit-tests", true, nil) || chainedOf("unit-tests 2>&1 && sed x", "unit-tests", false, nil) {
 		t.Error("chainedOf: a head with 2>&1 is the check only when joinable")
 	}
-	if chainedOf(`echo "a && b"`, `echo "a`, true) {
+	if chainedOf(`echo "a && b"`, `echo "a`, true, nil) {
 		t.Error("chainedOf cut inside quotes")
 	}
 }
@@ -72,9 +72,21 @@ func TestChainedLinks(t *testing.T) {
 		{"pushd sub && b", "b", false},
 		{"b && cd sub && c", "b", true},
 		{"b && cd sub && c", "c", false},
+		{"exit 0 && b", "b", false},
+		{"trap 'exit 0' EXIT && b", "b", false},
+		{"b() ( exit 0 ) && b", "b", false},
+		{"\\cd sub && b", "b", false},
+		{"PATH=/tmp/x:$PATH && b", "b", false},
+		{"[[ -n x && b && -n y ]]", "b", false},
+		{": ${x:-&& b &&}", "b", false},
+		{"a && b && echo $'\\'' || true \\'", "b", false},
+		{"sh lint.sh && git add -A && sh test.sh", "sh test.sh", false},
 		{"cd web && npm test && sed -i x t.md", "cd web && npm test", true},
 	} {
-		if got := chainedOf(c.line, c.want, true); got != c.ok {
+		own := func(l string) bool {
+			return l == "sh lint.sh" || l == "go vet ./..." || l == "a" || l == "b" || l == "sh test.sh" || l == "go test ./..."
+		}
+		if got := chainedOf(c.line, c.want, true, own); got != c.ok {
 			t.Errorf("chainedOf(%q, %q) = %v, want %v", c.line, c.want, got, c.ok)
 		}
 	}

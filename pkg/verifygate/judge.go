@@ -971,7 +971,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 		}
 		for _, c := range v.Need.Commands {
 			f := Finding{Command: c.Run, Source: c.Source}
-			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run)
+			f.Run, f.Via = s.latestCommand(runs, it.File, it.Task, c.Run, v.Need.Commands)
 			if f.Run == nil {
 				// The exact command run from another folder says more than
 				// a line that held it (a monorepo's package run, after an
@@ -1328,8 +1328,12 @@ type Item struct {
 // latestCommand is the latest run that speaks for command c of task t:
 // the command itself, run from the project root (or, for `cd D && rest`,
 // rest run in D), or `rodin verify` of the task.
-func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c string) (*ledger.Run, string) {
+func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c string, need []tasks.Command) (*ledger.Run, string) {
 	want := Normalize(c)
+	// The task's checks, as links a chained line may run before this one.
+	own := func(l string) bool {
+		return slices.ContainsFunc(need, func(k tasks.Command) bool { return Normalize(k.Run) == l })
+	}
 	// The directory a run of it counts in, decided by the task file's
 	// place (tasks.RunDir): looked up once, at the first run of it.
 	dir, looked := "", false
@@ -1368,7 +1372,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			if rest = Normalize(rest); rest == want {
 				return r, ""
 			}
-			if r.Exit == 0 && chainedOf(rest, want, joinable) {
+			if r.Exit == 0 && chainedOf(rest, want, joinable, own) {
 				s.chained(r)
 				return r, ""
 			}
@@ -1380,7 +1384,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 			if rest = Normalize(rest); got == rest || got == want {
 				return r, ""
 			}
-			if r.Exit == 0 && (chainedOf(got, rest, joinable) || chainedOf(got, want, joinable)) {
+			if r.Exit == 0 && (chainedOf(got, rest, joinable, own) || chainedOf(got, want, joinable, own)) {
 				s.chained(r)
 				return r, ""
 			}
@@ -1405,7 +1409,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		// The check as a link of a line of `&&` links (chain.go), after
 		// the `cd DIR && check` forms above: a pass of it, from the line's
 		// start; a failed line says nothing of which link failed.
-		if r.Exit == 0 && chainedOf(got, want, joinable) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+		if r.Exit == 0 && chainedOf(got, want, joinable, own) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
 			s.chained(r)
 			return r, ""
 		}
