@@ -1135,7 +1135,9 @@ func (s *Session) firstDetached() int64 {
 	s.detachedRead, s.detachedAt = true, math.MaxInt64
 	runs, _ := s.Runs()
 	for i := range runs {
-		if runs[i].Kind == ledger.KindBash && (runs[i].Oversize || detaches(runs[i].Command)) {
+		// A skill's shell command too (`!` lines of a skill or command the
+		// agent wrote): one that leaves a process running writes later.
+		if (runs[i].Kind == ledger.KindBash || runs[i].Kind == ledger.KindSkillShell) && (runs[i].Oversize || detaches(runs[i].Command)) {
 			s.detachedAt = min(s.detachedAt, runs[i].Time)
 		}
 	}
