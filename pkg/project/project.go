@@ -112,14 +112,20 @@ func StoredConfig(b []byte) (Config, bool) {
 // them out: every tasks.md, and what spec workflows write beside it that
 // no check reads: progress files, ralph-specum's state and a loop's
 // progress log, the spec folder's other documents (requirements, design,
-// research, notes), the changelog, and logs (a dev server started with
-// `> dev.log &` writes its own all along: honest day 62, each written
-// between a check and its tick had made the check stale, and the server's
-// log made every check of the session stale while it ran).
+// research, notes) by the names the workflows give them, the changelog,
+// and a log at the root (a dev server started with `> dev.log &` writes
+// its own all along): honest day 62, each written between a check and its
+// tick had made the check stale, and the server's log every check of the
+// session. Not every Markdown file of a spec folder, nor a log below the
+// root: a test's fixture (`testdata/app.log`) or an executable spec in
+// Markdown is code (attack 62).
 var (
 	DefaultTaskFiles = []string{"**/tasks.md"}
 	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md", "**/.ralph-state.json", "**/progress.txt",
-		"**/specs/**/*.md", "**/CHANGELOG.md", "**/*.log", "**/nohup.out"}
+		"**/CHANGELOG.md", "*.log", "nohup.out",
+		"**/specs/*/research.md", "**/specs/*/requirements.md", "**/specs/*/design.md", "**/specs/*/plan.md",
+		"**/specs/*/spec.md", "**/specs/*/data-model.md", "**/specs/*/quickstart.md", "**/specs/*/notes.md",
+		"**/specs/*/decisions.md", "**/specs/*/checklists/*.md"}
 )
 
 // Defaults is the configuration of a project without a config file.
