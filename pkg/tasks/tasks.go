@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -318,9 +319,11 @@ func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 	// A box at the heading's end is the heading's own, no word of its
 	// title: ticking it changes no word the task is known by.
 	mark := -1
-	if n := len(text); n >= 4 && text[n-3] == '[' && text[n-1] == ']' && isBoxMark(text[n-2]) && (text[n-4] == ' ' || text[n-4] == '\t') {
-		mark = line.Start + bytes.LastIndexByte(src[line.Start:line.Stop], '[') + 1
-		text = strings.TrimSpace(text[:n-3])
+	if i := headingBox(text); i >= 0 {
+		raw := string(src[line.Start:line.Stop])
+		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		mark = line.Start + lead + i + 1
+		text = strings.TrimRightFunc(text[:i], func(r rune) bool { return unicode.IsSpace(r) || isFormat(r) })
 	}
 	start := h.Lines().At(h.Lines().Len() - 1).Stop
 	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
@@ -366,6 +369,41 @@ func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 		g.box = &b
 	}
 	return g
+}
+
+// headingBox is where the box a heading ends in starts in its text, -1
+// when it ends in none: the last `[ ]`, `[x]`, `[X]` or `[-]` after a
+// space of any kind (a no-break space, a zero-width one), with nothing
+// after it but spaces, marks and symbols (`✅`) and HTML comments: a
+// heading ticked so still reads as ticked (attack 62: the task dropped
+// out of the parse, its tick ungated).
+func headingBox(text string) int {
+	for i := len(text) - 3; i > 0; i-- {
+		if text[i] != '[' || text[i+2] != ']' || !isBoxMark(text[i+1]) {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsSpace(before) && !isFormat(before) {
+			return -1
+		}
+		tail := text[i+3:]
+		for {
+			a, rest, ok := strings.Cut(tail, "<!--")
+			if !ok {
+				break
+			}
+			_, after, closed := strings.Cut(rest, "-->")
+			if !closed {
+				return -1
+			}
+			tail = a + after
+		}
+		if strings.IndexFunc(tail, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '[' }) >= 0 {
+			return -1
+		}
+		return i
+	}
+	return -1
 }
 
 // adopt makes t, a box in the heading's section read as a verification
