@@ -21,6 +21,26 @@ import (
 // root when the command's own relative paths are there. Otherwise the
 // command stays as written, and fails as "could not run".
 func (s *Session) localCd(c string) string {
+	if !strings.Contains(c, "/") {
+		return c
+	}
+	// As the session began: a folder made since (a decoy holding a longer
+	// tail of the path) does not move a check (attack 62).
+	if s.Baseline != nil {
+		if m, ok := s.Baseline.Dirs[LocalKey][c]; ok {
+			return m
+		}
+	}
+	return mapLocal(s.Root, c)
+}
+
+// LocalKey keys, in ledger.Baseline.Dirs, the commands localCd mapped as
+// the session began (to themselves when it mapped none).
+const LocalKey = ":local"
+
+// mapLocal is localCd as the files under root are now.
+func mapLocal(root, c string) string {
+	s := &Session{Root: root}
 	if s.Root == "" || !strings.Contains(c, "/") {
 		return c
 	}

@@ -869,11 +869,26 @@ func joinNotes(a, b string) string {
 // session begins (ledger.Baseline.Dirs): its tasks', its Quality Commands
 // and the project's checks.
 func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
-	if path.Dir(rel) == "." {
-		return
-	}
 	if b.Dirs == nil {
 		b.Dirs = map[string]map[string]string{}
+	}
+	// Commands written on another machine, mapped to this project's
+	// folders as they are now (localCd).
+	for _, sn := range snaps {
+		for _, c := range sn.Commands {
+			if !strings.Contains(c, "/") {
+				continue
+			}
+			if m := mapLocal(root, c); m != c || strings.Contains(c, " /") || strings.HasPrefix(c, "/") || strings.Contains(c, "=/") {
+				if b.Dirs[LocalKey] == nil {
+					b.Dirs[LocalKey] = map[string]string{}
+				}
+				b.Dirs[LocalKey][c] = m
+			}
+		}
+	}
+	if path.Dir(rel) == "." {
+		return
 	}
 	byCmd := map[string]string{}
 	add := func(c string) {
