@@ -18,22 +18,28 @@ var manifests = []string{"package.json", "go.mod", "Cargo.toml", "pyproject.toml
 	"build.gradle", "build.gradle.kts", "composer.json", "Gemfile", "deno.json", "Makefile", "mix.exs"}
 
 // CheckoutRoot is the root a task file's commands run from: the project's,
-// or the nearest git checkout inside it that holds the file (a worktree a
-// subagent works in under .claude/worktrees/, a submodule): a check of
-// that file checks that checkout's code, never the main one's (its tasks,
-// run from the main checkout, had passed on code the worktree broke).
+// or the worktree Claude Code made for a subagent that holds the file
+// (`.claude/worktrees/NAME`, a `.git` file in it): a check of that file
+// checks that worktree's code, never the main checkout's (its tasks, run
+// from the main checkout, had passed on code the worktree broke). A `.git`
+// planted anywhere else, or a submodule (the agent writes .gitmodules as
+// any file), moves nothing (attack 62: a task file moved beside a planted
+// one ran its checks in the agent's folder).
 func CheckoutRoot(root, file string) string {
-	dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(file)))
-	for {
-		rel, err := filepath.Rel(root, dir)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return root
-		}
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		dir = filepath.Dir(dir)
+	rel := filepath.ToSlash(filepath.Clean(file))
+	rest, ok := strings.CutPrefix(rel, ".claude/worktrees/")
+	if !ok {
+		return root
 	}
+	name, _, ok := strings.Cut(rest, "/")
+	if !ok || name == "" {
+		return root
+	}
+	wt := filepath.Join(root, ".claude", "worktrees", name)
+	if fi, err := os.Lstat(filepath.Join(wt, ".git")); err == nil && fi.Mode().IsRegular() {
+		return wt
+	}
+	return root
 }
 
 // PackageDir is the directory a task file belongs to: the nearest
