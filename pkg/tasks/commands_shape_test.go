@@ -488,3 +488,22 @@ func TestReadAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutChecks: whole words of the project's checks, not parts of
+// others ("navigate" holds "gate"; attack 62).
+func TestAboutChecks(t *testing.T) {
+	for w, want := range map[string]bool{
+		"phase gate":                             true,
+		"quality checkpoint: lint and tests":     true,
+		"confirm nothing broke":                  true,
+		"all tests still pass, zero regressions": true,
+		"navigate to settings and back":          false,
+		"aggregate totals match the ledger":      false,
+		"prototypes render":                      false,
+		"filter combinations behave the same":    false,
+	} {
+		if got := aboutChecks(w); got != want {
+			t.Errorf("aboutChecks(%q) = %v, want %v", w, got, want)
+		}
+	}
+}

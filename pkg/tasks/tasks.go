@@ -605,13 +605,23 @@ func outputNamed(text string, cmds []Command) bool {
 // "all tests pass", "lint and typecheck", "CI green", "no regressions"):
 // those the project's quality commands stand for when it names none.
 func aboutChecks(words string) bool {
-	for _, w := range []string{"quality", "checkpoint", "build", "compile", "compiles", "compilation", "lint", "typecheck",
-		"type-check", "type check", "types check", "format", "clippy", "go vet", "tests pass", "tests green", "all tests",
-		"test suite", "full suite", "unit test", "integration test", "e2e test", "end-to-end test", "tests run", "run tests",
-		"run the tests", "ci ", "ci:", " ci", "pipeline", "pre-commit", "regressions", "checks pass", "all checks",
-		"checks green", "checks", "static analysis", "sanity", "smoke check", "coverage", "gate", "green", "nothing broke", "nothing is broken",
-		"no breakage", "still pass",
-		"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト"} {
+	// Whole words ("gate", not "navigate"; "types", not "prototypes"),
+	// and phrases of them.
+	padded := " " + strings.Join(strings.FieldsFunc(strings.ToLower(words), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	}), " ") + " "
+	for _, w := range []string{"quality", "checkpoint", "checkpoints", "build", "builds", "compile", "compiles", "compilation",
+		"lint", "linting", "linter", "typecheck", "type-check", "type check", "types check", "format", "formatting", "clippy",
+		"go vet", "tests pass", "tests green", "all tests", "test suite", "full suite", "unit test", "unit tests",
+		"integration test", "integration tests", "e2e test", "e2e tests", "end-to-end test", "end-to-end tests",
+		"tests run", "run tests", "run the tests", "ci", "pipeline", "pre-commit", "regressions", "no regressions",
+		"checks pass", "all checks", "checks green", "checks", "static analysis", "sanity", "smoke check", "coverage",
+		"gate", "green", "nothing broke", "nothing is broken", "no breakage", "still pass", "still passes"} {
+		if strings.Contains(padded, " "+w+" ") {
+			return true
+		}
+	}
+	for _, w := range []string{"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト"} {
 		if strings.Contains(words, w) {
 			return true
 		}
