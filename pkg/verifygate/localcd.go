@@ -132,7 +132,7 @@ func (s *Session) hereOf(p string, dir bool) (string, bool) {
 // folder in it that is in the project (`bash plugins/x/hook.sh`).
 func (s *Session) namesProjectPaths(c string) bool {
 	for _, w := range strings.Fields(c) {
-		w = strings.Trim(w, `'"`)
+		w = strings.TrimRight(strings.Trim(w, `'"`), ";)")
 		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "/") || !strings.Contains(strings.TrimSuffix(w, "/"), "/") || strings.Contains(w, "..") {
 			continue
 		}
