@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -323,7 +322,9 @@ func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 		raw := string(src[line.Start:line.Stop])
 		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
 		mark = line.Start + lead + i + 1
-		text = strings.TrimRightFunc(text[:i], func(r rune) bool { return unicode.IsSpace(r) || isFormat(r) })
+		text = strings.TrimRightFunc(text[:i], func(r rune) bool {
+			return unicode.IsSpace(r) || isFormat(r) || r == '*' || r == '_' || r == '`' || r == ':'
+		})
 	}
 	start := h.Lines().At(h.Lines().Len() - 1).Stop
 	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
@@ -371,37 +372,17 @@ func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 	return g
 }
 
-// headingBox is where the box a heading ends in starts in its text, -1
-// when it ends in none: the last `[ ]`, `[x]`, `[X]` or `[-]` after a
-// space of any kind (a no-break space, a zero-width one), with nothing
-// after it but spaces, marks and symbols (`✅`) and HTML comments: a
-// heading ticked so still reads as ticked (attack 62: the task dropped
-// out of the parse, its tick ungated).
+// headingBox is where the box a heading holds as its own starts in its
+// text, -1 when it holds none: its last `[ ]`, `[x]`, `[X]` or `[-]`,
+// whatever stands beside it (a comment, a mark, "— done", a date, bold,
+// a no-break or zero-width space): a heading ticked so still reads as
+// ticked (attacks 62 and 63: the task dropped out of the parse, its tick
+// ungated). The words before it are the title.
 func headingBox(text string) int {
 	for i := len(text) - 3; i > 0; i-- {
-		if text[i] != '[' || text[i+2] != ']' || !isBoxMark(text[i+1]) {
-			continue
+		if text[i] == '[' && text[i+2] == ']' && isBoxMark(text[i+1]) && (i == 0 || text[i-1] != '[') && (i+3 >= len(text) || text[i+3] != ']' && text[i+3] != '(') {
+			return i
 		}
-		before, _ := utf8.DecodeLastRuneInString(text[:i])
-		if !unicode.IsSpace(before) && !isFormat(before) {
-			return -1
-		}
-		tail := text[i+3:]
-		for {
-			a, rest, ok := strings.Cut(tail, "<!--")
-			if !ok {
-				break
-			}
-			_, after, closed := strings.Cut(rest, "-->")
-			if !closed {
-				return -1
-			}
-			tail = a + after
-		}
-		if strings.IndexFunc(tail, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '[' }) >= 0 {
-			return -1
-		}
-		return i
 	}
 	return -1
 }

@@ -20,6 +20,7 @@ import "strings"
 func chainHeads(line string) []string {
 	var cuts []int
 	lastBad := -1
+	braces := 0    // ${ not yet closed
 	depth := 0     // ( and $( not yet closed
 	var quote byte // the quote open, 0 outside
 	word := false  // inside a word (a # there is no comment)
@@ -45,24 +46,32 @@ func chainHeads(line string) []string {
 			}
 			quote, word = ch, true
 			continue
-		case '(', '{':
-			// Parentheses, `$( )`, `${ }` and `{ …; }` groups: a `&&` or a
-			// `;` inside is no link of the line.
+		case '(':
+			// Parentheses and `$( )`: a `&&` or a `;` inside is no link of
+			// the line.
 			depth++
-		case ')', '}':
+		case ')':
 			if depth--; depth < 0 {
 				return nil
 			}
-		case '[':
-			if i+1 < len(line) && line[i+1] == '[' && !word {
-				depth++ // `[[ a && b ]]`: a test's operator, no list
-				i++
-				continue
+		case '{':
+			if i == 0 || line[i-1] != '$' {
+				// A group `{ …; }`, or a brace as a word (`echo {`): bash
+				// reads it by where it stands, this look does not (attack
+				// 63: `check && echo { || echo }` hid a failure).
+				return nil
 			}
-		case ']':
-			if i+1 < len(line) && line[i+1] == ']' && depth > 0 {
-				depth--
-				i++
+			braces++
+			depth++ // `${x:-a && b}`: words of a value
+		case '}':
+			if braces == 0 {
+				return nil
+			}
+			braces--
+			depth--
+		case '[', ']':
+			if i+1 < len(line) && line[i+1] == ch {
+				return nil // `[[ a && b ]]`: a test's operators, or a word
 			}
 		case '#':
 			if !word && depth == 0 {

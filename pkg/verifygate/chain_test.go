@@ -112,3 +112,15 @@ func TestSubshell(t *testing.T) {
 		}
 	}
 }
+
+// TestChainBraces: a brace or `[[` outside `${ }` is not read (attack 63).
+func TestChainBraces(t *testing.T) {
+	for _, line := range []string{"unit-tests && echo { || echo }", "unit-tests && echo [[ || echo ]]", "printf %s { || true && echo }", "{ a; } && b"} {
+		if h := chainHeads(line); h != nil {
+			t.Errorf("chainHeads(%q) = %q, want none", line, h)
+		}
+	}
+	if h := chainHeads("a && echo ${x:-y}"); len(h) != 1 || h[0] != "a" {
+		t.Errorf("chainHeads with ${ }: %q", h)
+	}
+}
