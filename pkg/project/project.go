@@ -112,20 +112,19 @@ func StoredConfig(b []byte) (Config, bool) {
 // them out: every tasks.md, and what spec workflows write beside it that
 // no check reads: progress files, ralph-specum's state and a loop's
 // progress log, the spec folder's other documents (requirements, design,
-// research, notes) by the names the workflows give them, the changelog,
-// and a log at the root (a dev server started with `> dev.log &` writes
-// its own all along): honest day 62, each written between a check and its
-// tick had made the check stale, and the server's log every check of the
-// session. Not every Markdown file of a spec folder, nor a log below the
-// root: a test's fixture (`testdata/app.log`) or an executable spec in
-// Markdown is code (attack 62).
+// research, notes) by the names the workflows give them in the root's
+// specs/, the root's changelog and ralph's files (honest day 62: each
+// written between a check and its tick had made the check stale). Only
+// there: a test's fixture of such a name elsewhere (`testdata/CHANGELOG.md`,
+// `tests/specs/x/spec.md`) is code (attacks 62 and 63). A dev server's log
+// is left out only where a command of the session writes it
+// (verifygate.Session.serverLogs).
 var (
 	DefaultTaskFiles = []string{"**/tasks.md"}
-	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md", "**/.ralph-state.json", "**/progress.txt",
-		"**/CHANGELOG.md", "*.log", "nohup.out",
-		"**/specs/*/research.md", "**/specs/*/requirements.md", "**/specs/*/design.md", "**/specs/*/plan.md",
-		"**/specs/*/spec.md", "**/specs/*/data-model.md", "**/specs/*/quickstart.md", "**/specs/*/notes.md",
-		"**/specs/*/decisions.md", "**/specs/*/checklists/*.md"}
+	DefaultIgnore    = []string{"**/.progress.md", "**/progress.md", "**/*.progress.md", "specs/*/.ralph-state.json", "progress.txt",
+		"CHANGELOG.md", "specs/*/research.md", "specs/*/requirements.md", "specs/*/design.md", "specs/*/plan.md",
+		"specs/*/spec.md", "specs/*/data-model.md", "specs/*/quickstart.md", "specs/*/notes.md",
+		"specs/*/decisions.md", "specs/*/checklists/*.md"}
 )
 
 // Defaults is the configuration of a project without a config file.

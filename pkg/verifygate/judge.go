@@ -1042,12 +1042,58 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 // `src/` added to it since hides no change. A session begun by an older
 // rodin has none kept: the file as it is.
 func (s *Session) tree() *project.Tree {
+	cfg := s.Config
+	if logs := s.serverLogs(); len(logs) > 0 {
+		cfg.Ignore = append(append([]string(nil), cfg.Ignore...), logs...)
+	}
 	if p := ledger.GitignorePath(s.Data, s.ID); s.ID != "" && s.Data != "" {
 		if _, err := os.Lstat(p); err == nil {
-			return project.NewTreeIgnoring(s.Root, s.Config, p)
+			return project.NewTreeIgnoring(s.Root, cfg, p)
 		}
 	}
-	return project.NewTree(s.Root, s.Config)
+	return project.NewTree(s.Root, cfg)
+}
+
+// serverLogs are the logs at the root that a command of the session which
+// left a process running writes into (`nohup sh serve.sh > dev.log 2>&1
+// &`, `… >> server.log &`, nohup's own nohup.out): a dev server writes its
+// own all along, which made every check of the session stale (honest day
+// 62). Only such a command's, only a `.log` (or nohup.out) at the root: a
+// log a test reads is code (attack 63).
+func (s *Session) serverLogs() []string {
+	runs, err := s.Runs()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i := range runs {
+		r := &runs[i]
+		if r.Kind != ledger.KindBash && r.Kind != ledger.KindSkillShell || !(detaches(r.Command) || r.Exit == ledger.ExitBackground) {
+			continue
+		}
+		if r.Cwd != "" && filepath.Clean(r.Cwd) != s.Root {
+			continue
+		}
+		f := strings.Fields(r.Command)
+		for j, w := range f {
+			target := ""
+			switch {
+			case (w == ">" || w == ">>" || w == "&>" || w == "1>" || w == "2>") && j+1 < len(f):
+				target = f[j+1]
+			case strings.HasPrefix(w, ">>"), strings.HasPrefix(w, "&>"):
+				target = w[2:]
+			case strings.HasPrefix(w, ">") && !strings.HasPrefix(w, ">&"):
+				target = w[1:]
+			case w == "nohup":
+				target = "nohup.out"
+			}
+			target = strings.TrimPrefix(strings.Trim(target, `'"`), "./")
+			if target != "" && !strings.Contains(target, "/") && (strings.HasSuffix(target, ".log") || target == "nohup.out") {
+				out = append(out, target)
+			}
+		}
+	}
+	return out
 }
 
 // Call is the tool call a decision is made in, for quietSince.
