@@ -19,7 +19,7 @@ var manifests = []string{"package.json", "go.mod", "Cargo.toml", "pyproject.toml
 
 // CheckoutRoot is the root a task file's commands run from: the project's,
 // or the worktree Claude Code made for a subagent that holds the file
-// (`.claude/worktrees/NAME`, a `.git` file in it): a check of that file
+// (`.claude/worktrees/NAME`, which git lists): a check of that file
 // checks that worktree's code, never the main checkout's (its tasks, run
 // from the main checkout, had passed on code the worktree broke). A `.git`
 // planted anywhere else, or a submodule (the agent writes .gitmodules as
@@ -36,10 +36,34 @@ func CheckoutRoot(root, file string) string {
 		return root
 	}
 	wt := filepath.Join(root, ".claude", "worktrees", name)
-	if fi, err := os.Lstat(filepath.Join(wt, ".git")); err == nil && fi.Mode().IsRegular() {
-		return wt
+	// git's own record of the worktree, both ways: its .git file names a
+	// folder under the root's .git/worktrees/, whose gitdir names it back
+	// (attack 63: a .git file planted in a folder made there).
+	b, err := os.ReadFile(filepath.Join(wt, ".git"))
+	if err != nil {
+		return root
 	}
-	return root
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(wt, gitdir) // git's worktree.useRelativePaths
+	}
+	gitdir = filepath.Clean(gitdir)
+	if !ok || filepath.Dir(gitdir) != filepath.Join(root, ".git", "worktrees") {
+		return root
+	}
+	back, err := os.ReadFile(filepath.Join(gitdir, "gitdir"))
+	if err != nil {
+		return root
+	}
+	named := strings.TrimSpace(string(back))
+	if !filepath.IsAbs(named) {
+		named = filepath.Join(gitdir, named)
+	}
+	if filepath.Clean(named) != filepath.Join(wt, ".git") {
+		return root
+	}
+	return wt
 }
 
 // PackageDir is the directory a task file belongs to: the nearest
