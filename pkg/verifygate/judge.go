@@ -2048,10 +2048,12 @@ func (s *Session) fixRun(vs []Verdict) string {
 				dirs = append(dirs, d)
 			}
 		}
+		_, statErr := os.Stat(filepath.Join(s.Root, filepath.FromSlash(v.File)))
 		switch {
-		case (needsCmd || v.NoCheck) && v.File == TaskList:
-			// A task of Claude Code's task list is in no file rodin verify
-			// can read: its commands, as written.
+		case (needsCmd || v.NoCheck) && (v.File == TaskList || os.IsNotExist(statErr)):
+			// A task of Claude Code's task list, or of a file a denied Write
+			// would have made (tasks moved into an archive), is in no file
+			// rodin verify can read: its commands, as written.
 			for _, c := range v.Need.Commands {
 				cmds = append(cmds, "`"+c.Run+"`")
 			}
