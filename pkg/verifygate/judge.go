@@ -1946,7 +1946,7 @@ func (v Verdict) Explain() string {
 		case f.Run == nil && f.Failed != nil && f.Failed.Exit == ledger.ExitBackground:
 			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` went to the background at %s (the Bash tool moves a command there at its timeout, 2 minutes unless the call sets `timeout`), so its outcome reached no hook: run it again in the foreground with the Bash call's `timeout` set as long as it needs, up to 600000 ms (a check longer than that, or run only in the user's own terminal, can only be waived by the user, who types `%s %s %s WHAT THEY RAN` in Claude Code)", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05"), WaiveCommand, v.Task.Ref, v.File))
 		case f.Run == nil && f.Failed != nil:
-			parts = append(parts, fmt.Sprintf("%s has not passed in this session: `%s` failed at %s (its output says which command)", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
+			parts = append(parts, fmt.Sprintf("%s has no pass that counts in this session: `%s` failed at %s (its output says which of the task's commands failed; a rodin verify run counts for its commands only when every one passes)", what, hookio.Clip(f.Failed.Command, 120), f.Failed.When().Format("15:04:05")))
 		case f.Run == nil && f.Elsewhere != "":
 			where := "the project root"
 			if f.Counts != "." {
