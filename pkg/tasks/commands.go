@@ -70,6 +70,11 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			return cs, ""
 		}
 	}
+	if run := t.parenCommand(); run != "" {
+		if cs := checks([]Command{{run, FromTitleText}}); len(cs) > 0 {
+			return cs, ""
+		}
+	}
 	// The plain bullets under a task that say to run something (Kiro's
 	// detail bullets: "Run `unit-tests` and ensure all tests pass",
 	// "Execute `a` then `b`", a `- Run: \`npm test\`` beside a Verify

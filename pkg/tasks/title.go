@@ -399,6 +399,27 @@ func (t title) after(i int) (text, next string) {
 // "Run" ("Run npx prisma generate to confirm the client"), up to the words
 // that say why, when it reads as a command line (CommandLine); "" when
 // there is none ("Run the tests", a command in backticks).
+// parenCommand is a command line a title gives in parentheses at its end
+// ("Run the unit tests (make test)"), "" when it gives none: the words
+// name the check, the parentheses the command (honest day 62: the
+// project's checks had stood for it).
+func (t title) parenCommand() string {
+	_, n := t.leading()
+	rest := strings.TrimSpace(strings.Join(t.words()[n:], " "))
+	if !strings.HasSuffix(rest, ")") || strings.ContainsRune(rest, codeMark) {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, '(')
+	if i < 0 {
+		return ""
+	}
+	inner := strings.TrimSpace(rest[i+1 : len(rest)-1])
+	if inner == "" || strings.ContainsAny(inner, "()") || !CommandLine(inner) {
+		return ""
+	}
+	return inner
+}
+
 func (t title) runPhrase() string {
 	_, n := t.leading()
 	w := t.words()[n:]

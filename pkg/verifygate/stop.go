@@ -620,6 +620,12 @@ func (s *Session) completedTask(in hookio.Input) ([]Item, bool) {
 		// that task is judged (each, when several open so).
 		return byStart, true
 	}
+	if !t.Verify {
+		// The tag after the words ("Verify the writer handles empty input
+		// [VERIFY]") is prose, as in a task file (honest day 62): no
+		// verification item of its own.
+		return nil, false
+	}
 	t.Text += "\n" + desc
 	return []Item{{File: TaskList, Task: t}}, true
 }
