@@ -175,8 +175,15 @@ func chainedOf(line, want string, join bool, own func(string) bool) bool {
 // subshell's parentheses are no link of the line): what follows it ran
 // elsewhere than where the line began.
 func movesShell(line string) bool {
-	for _, w := range strings.Fields(strings.NewReplacer("&&", " ", ";", " ", "|", " ", "(", " ", ")", " ", "\\", "", "'", "", "\"", "").Replace(line)) {
-		switch w {
+	words := strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(" \t\n\r&;|()", r) })
+	for _, w := range words {
+		// `\cd`, `'cd'`, `"cd"` run cd too.
+		switch strings.Map(func(r rune) rune {
+			if r == '\\' || r == '\'' || r == '"' {
+				return -1
+			}
+			return r
+		}, w) {
 		case "cd", "pushd", "popd", "chdir":
 			return true
 		}

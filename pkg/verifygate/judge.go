@@ -1066,9 +1066,10 @@ func (s *Session) serverLogs() []string {
 		return nil
 	}
 	var out []string
+	first := s.firstDetached() // no command before it detaches: not looked at again
 	for i := range runs {
 		r := &runs[i]
-		if r.Kind != ledger.KindBash && r.Kind != ledger.KindSkillShell || !(detaches(r.Command) || r.Exit == ledger.ExitBackground) {
+		if r.Kind != ledger.KindBash && r.Kind != ledger.KindSkillShell || !(r.Exit == ledger.ExitBackground || r.Time >= first && detaches(r.Command)) {
 			continue
 		}
 		if r.Cwd != "" && filepath.Clean(r.Cwd) != s.Root {

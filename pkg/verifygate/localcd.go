@@ -21,8 +21,8 @@ import (
 // root when the command's own relative paths are there. Otherwise the
 // command stays as written, and fails as "could not run".
 func (s *Session) localCd(c string) string {
-	if !strings.Contains(c, "/") {
-		return c
+	if !namesAbsPath(c) {
+		return c // every NeedOf asks: most commands name none
 	}
 	// As the session began: a folder made since (a decoy holding a longer
 	// tail of the path) does not move a check (attack 62).
@@ -40,32 +40,37 @@ const LocalKey = ":local"
 
 // mapLocal is localCd as the files under root are now.
 func mapLocal(root, c string) string {
-	s := &Session{Root: root}
-	if s.Root == "" || !strings.Contains(c, "/") {
+	if root == "" || !namesAbsPath(c) {
 		return c
 	}
 	if dir, rest, ok := tasks.CdThen(c); ok && filepath.IsAbs(dir) {
 		if _, err := os.Stat(dir); err == nil {
 			return c
 		}
-		local := s.localFiles(rest, false)
-		switch sub, ok := s.hereOf(dir, true); {
+		local := localFiles(root, rest, false)
+		switch sub, ok := hereOf(root, dir, true); {
 		case ok && sub == "":
 			return local
 		case ok:
 			return "cd " + sub + " && " + local
-		case s.namesProjectPaths(rest):
+		case namesProjectPaths(root, rest):
 			return local // another checkout of the project: the root here
 		}
 		return c
 	}
-	return s.localFiles(c, true)
+	return localFiles(root, c, true)
+}
+
+// namesAbsPath reports whether a command has a word that is an absolute
+// path, or an assignment of one: what mapLocal may map.
+func namesAbsPath(c string) bool {
+	return strings.HasPrefix(c, "/") || strings.Contains(c, " /") || strings.Contains(c, "=/")
 }
 
 // localFiles replaces the words of c that are absolute paths of another
 // machine's copy of the project by this project's files: relative to the
 // root when c runs there (atRoot), else absolute.
-func (s *Session) localFiles(c string, atRoot bool) string {
+func localFiles(root, c string, atRoot bool) string {
 	words := strings.Split(c, " ")
 	changed := false
 	for i, w := range words {
@@ -85,12 +90,12 @@ func (s *Session) localFiles(c string, atRoot bool) string {
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		sub, ok := s.hereOf(p, false)
+		sub, ok := hereOf(root, p, false)
 		if !ok || sub == "" {
 			continue
 		}
 		if !atRoot {
-			sub = filepath.Join(s.Root, filepath.FromSlash(sub))
+			sub = filepath.Join(root, filepath.FromSlash(sub))
 		}
 		words[i], changed = pre+sub+post, true
 	}
@@ -104,9 +109,9 @@ func (s *Session) localFiles(c string, atRoot bool) string {
 // machine: the longest tail of p that is in the project (a folder when
 // dir), or what lies under a component named as the project's root is.
 // "" with ok for the root itself.
-func (s *Session) hereOf(p string, dir bool) (string, bool) {
+func hereOf(root, p string, dir bool) (string, bool) {
 	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
-	base := filepath.Base(s.Root)
+	base := filepath.Base(root)
 	for i := range parts {
 		if parts[i] == base {
 			sub := filepath.Join(parts[i+1:]...)
@@ -116,12 +121,12 @@ func (s *Session) hereOf(p string, dir bool) (string, bool) {
 				}
 				continue
 			}
-			if exists(filepath.Join(s.Root, sub), dir) {
+			if exists(filepath.Join(root, sub), dir) {
 				return filepath.ToSlash(sub), true
 			}
 			continue
 		}
-		if i > 0 && exists(filepath.Join(s.Root, filepath.Join(parts[i:]...)), dir) {
+		if i > 0 && exists(filepath.Join(root, filepath.Join(parts[i:]...)), dir) {
 			return filepath.ToSlash(filepath.Join(parts[i:]...)), true
 		}
 	}
@@ -130,13 +135,13 @@ func (s *Session) hereOf(p string, dir bool) (string, bool) {
 
 // namesProjectPaths reports whether a command names a relative path with a
 // folder in it that is in the project (`bash plugins/x/hook.sh`).
-func (s *Session) namesProjectPaths(c string) bool {
+func namesProjectPaths(root, c string) bool {
 	for _, w := range strings.Fields(c) {
 		w = strings.TrimRight(strings.Trim(w, `'"`), ";)")
 		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "/") || !strings.Contains(strings.TrimSuffix(w, "/"), "/") || strings.Contains(w, "..") {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(w))); err == nil {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(w))); err == nil {
 			return true
 		}
 	}

@@ -882,15 +882,15 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 	// folders as they are now (localCd).
 	for _, sn := range snaps {
 		for _, c := range sn.Commands {
-			if !strings.Contains(c, "/") {
-				continue
+			if !namesAbsPath(c) {
+				continue // nothing of another machine's to map
 			}
-			if m := mapLocal(root, c); m != c || strings.Contains(c, " /") || strings.HasPrefix(c, "/") || strings.Contains(c, "=/") {
-				if b.Dirs[LocalKey] == nil {
-					b.Dirs[LocalKey] = map[string]string{}
-				}
-				b.Dirs[LocalKey][c] = m
+			// Kept when mapped to itself too: a folder made since maps
+			// nothing then either.
+			if b.Dirs[LocalKey] == nil {
+				b.Dirs[LocalKey] = map[string]string{}
 			}
+			b.Dirs[LocalKey][c] = mapLocal(root, c)
 		}
 	}
 	if path.Dir(rel) == "." {
