@@ -115,15 +115,30 @@ func FoundIn(dir, c string) bool {
 }
 
 // progArgs are a command's program (after any variable assignments) and
-// the words after it.
+// its words, up to where its first command ends (`bash t.sh; test $? -eq
+// 0` names t.sh, not `t.sh;`).
 func progArgs(c string) (string, []string) {
 	w := strings.Fields(c)
 	prog := FirstWord(c)
-	i := slices.Index(w, prog)
+	i := slices.IndexFunc(w, func(x string) bool {
+		return x == prog || strings.HasPrefix(x, prog) && strings.IndexByte(";&|", x[len(prog)]) >= 0
+	})
 	if prog == "" || i < 0 {
 		return "", nil
 	}
-	return prog, w[i+1:]
+	if w[i] != prog {
+		return prog, nil // `t.sh;`: its command ends with it
+	}
+	args := w[i+1:]
+	for k, a := range args {
+		switch {
+		case a == ";" || a == "&&" || a == "||" || a == "|":
+			return prog, args[:k]
+		case strings.HasSuffix(a, ";") && !strings.HasSuffix(a, `\;`):
+			return prog, append(args[:k:k], strings.TrimSuffix(a, ";"))
+		}
+	}
+	return prog, args
 }
 
 // RunDir is where a task's command runs and where a run of it counts,

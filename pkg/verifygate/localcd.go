@@ -3,8 +3,10 @@ package verifygate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
 )
 
@@ -107,13 +109,14 @@ func localFiles(root, c string, atRoot bool) string {
 
 // hereOf is the project's own path for an absolute path p of another
 // machine: the longest tail of p that is in the project (a folder when
-// dir), or what lies under a component named as the project's root is.
+// dir), or what lies under a component named as the project is (its
+// folder, or its repository: rootNames).
 // "" with ok for the root itself.
 func hereOf(root, p string, dir bool) (string, bool) {
 	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
-	base := filepath.Base(root)
+	names := rootNames(root)
 	for i := range parts {
-		if parts[i] == base {
+		if slices.Contains(names, parts[i]) {
 			sub := filepath.Join(parts[i+1:]...)
 			if sub == "" {
 				if dir {
@@ -151,4 +154,60 @@ func namesProjectPaths(root, c string) bool {
 func exists(p string, dir bool) bool {
 	fi, err := os.Stat(p)
 	return err == nil && (!dir || fi.IsDir())
+}
+
+// rootNames are the names the project goes by on its authors' machines:
+// its folder's, and its repository's as this clone's remotes name it (a
+// clone in a folder named otherwise, `cd /Users/ana/Desktop/awesome-site
+// && npm run lint` in a checkout at ~/src/site; corpus twelve). Read only
+// for a path that is not on this machine.
+func rootNames(root string) []string {
+	names := []string{filepath.Base(root)}
+	gitDir := filepath.Join(root, ".git")
+	if b, err := safefile.ReadFile(gitDir, 4096); err == nil {
+		// A worktree's .git file: its config is the main checkout's.
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if !ok {
+			return names
+		}
+		d = strings.TrimSpace(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		gitDir = d
+		if c, err := safefile.ReadFile(filepath.Join(d, "commondir"), 4096); err == nil {
+			if cd := strings.TrimSpace(string(c)); filepath.IsAbs(cd) {
+				gitDir = cd
+			} else {
+				gitDir = filepath.Join(d, cd)
+			}
+		}
+	}
+	cfg, err := safefile.ReadFile(filepath.Join(gitDir, "config"), 64<<10)
+	if err != nil {
+		return names
+	}
+	for _, line := range strings.Split(string(cfg), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.TrimSpace(k) != "url" {
+			continue
+		}
+		if n := repoName(strings.TrimSpace(v)); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// repoName is the repository's name in a remote's URL
+// (`git@github.com:ana/awesome-site.git`, `https://…/awesome-site`).
+func repoName(url string) string {
+	url = strings.TrimSuffix(strings.TrimRight(url, "/"), ".git")
+	if i := strings.LastIndexAny(url, "/:"); i >= 0 {
+		url = url[i+1:]
+	}
+	if url == "" || url == "." || url == ".." {
+		return ""
+	}
+	return url
 }
