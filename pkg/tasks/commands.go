@@ -355,6 +355,46 @@ func CannotFail(c string) bool {
 	return true
 }
 
+// PrintsVerdict reports whether a command line ends in a link that always
+// succeeds after `||` or `;` (`curl … | grep -q ok && echo PASS || echo
+// FAIL`, `pytest; echo done`): it exits 0 whatever came before, so what it
+// prints is its verdict, read by a qa-engineer, never its exit code.
+func PrintsVerdict(c string) bool {
+	op, last := lastLink(c)
+	return (op == "||" || op == ";") && CannotFail(last)
+}
+
+// lastLink is the operator before a command line's last part (&& || ; |,
+// outside quotes; "" for a single command) and that part.
+func lastLink(s string) (op, last string) {
+	quote := byte(0)
+	at := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';' || c == '|' || c == '&' && i+1 < len(s) && s[i+1] == '&':
+			op = string(c)
+			if i+1 < len(s) && s[i+1] == c {
+				op += string(c)
+				i++
+			}
+			at = i + 1
+		}
+	}
+	if quote != 0 || op == "" {
+		return "", s
+	}
+	return op, strings.TrimSpace(s[at:])
+}
+
 // CapturesScreen reports whether a part of a command line takes a
 // screenshot (`xcrun simctl io booted screenshot x.png`, `adb exec-out
 // screencap`, screencapture, scrot, grim, `playwright screenshot`): it
@@ -903,6 +943,10 @@ func FirstWord(c string) string {
 		}
 	}
 	if f := strings.Fields(rest); len(f) > 0 {
+		// `unit-tests; echo done`: the word ends where its command does.
+		if n := wordLen(f[0]); n > 0 {
+			return f[0][:n]
+		}
 		return f[0]
 	}
 	return ""
