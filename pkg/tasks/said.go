@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ func said(c, after, next string) (run string, usesNext bool) {
 	nothing := findsNothing(c, after)
 	if nothing {
 		run = c + "; test $? -eq 1"
+		if n := searchPipe(c); n > 0 {
+			run = c + "; test " + pipeFindsNothing(n)
+		}
 	}
 	if search, ok := countedSearch(c); ok {
 		// `grep -rn TODO src/ | wc -l`: the search exits 1 when it finds
@@ -118,6 +122,38 @@ func relativeDir(d string) bool {
 	return true
 }
 
+// searchPipe is the number of commands of a search piped through more
+// searches only (`grep -rn X scripts/ | grep -v "IN ("`), 0 for any other
+// line. Such a line finds nothing when its last search selects nothing.
+func searchPipe(c string) int {
+	parts, ok := splitOperators(c)
+	pipes, _ := splitPipes(c)
+	if !ok || len(parts) < 2 || len(parts) != len(pipes) || !loneSearch(strings.TrimSpace(parts[0])) {
+		return 0
+	}
+	for _, p := range parts[1:] {
+		switch path.Base(FirstWord(p)) {
+		case "grep", "egrep", "fgrep", "rg":
+		default:
+			return 0
+		}
+	}
+	return len(parts)
+}
+
+// pipeFindsNothing is the test, right after a pipe of n searches, that
+// it found nothing: the last selected nothing (exit 1) and none failed
+// (2). The pipe's own status cannot say it: with pipefail it is the last
+// failing command's, and a search that failed feeds the next nothing.
+func pipeFindsNothing(n int) string {
+	var b strings.Builder
+	for i := range n - 1 {
+		fmt.Fprintf(&b, "${PIPESTATUS[%d]} -le 1 -a ", i)
+	}
+	fmt.Fprintf(&b, "${PIPESTATUS[%d]} -eq 1", n-1)
+	return b.String()
+}
+
 // loneSearch reports whether c is a search (grep, rg, ag, git grep: exit
 // 1 when nothing matches, 2 on an error) alone, not piped or chained.
 func loneSearch(c string) bool {
@@ -143,7 +179,7 @@ func loneSearch(c string) bool {
 // nothing: the check passes on exit 1. Only a search alone, not one piped
 // or chained, whose status the words do not speak of.
 func findsNothing(c, after string) bool {
-	if !loneSearch(c) {
+	if !loneSearch(c) && searchPipe(c) == 0 {
 		return false
 	}
 	// The words of the clause right after the search, up to its end; a
@@ -171,6 +207,11 @@ func findsNothing(c, after string) bool {
 	// the nothing found, not another thing.
 	for _, e := range []string{"no matches expected", "no match expected", "no results expected", "no hits expected", "nothing expected", "empty expected"} {
 		clause = strings.ReplaceAll(clause, e, "no match")
+	}
+	// "`grep '"PROVEN"' f.py` (empty)", "-- none": the word alone.
+	switch strings.Trim(clause, " -—–:") {
+	case "empty", "nothing", "none", "no output", "no matches", "no match", "no results":
+		return true
 	}
 	for _, w := range []string{" not ", "n't ", "non-", "never", " if ", " means", " mean ", " before", " was ", " were ", " when ",
 		" unless", " otherwise", " expected", " fail", " should have", " else", " until",
@@ -285,7 +326,7 @@ func countedSearch(c string) (string, bool) {
 // valueNext is set when the value is the next code span ("returns
 // `false`"): a value, never a command of its own.
 func namesOutput(c, after, next string) (names, valueNext bool) {
-	if Counts(c) || loneSearch(c) && findsNothing(c, after) {
+	if Counts(c) || findsNothing(c, after) {
 		return false, false
 	}
 	clause := strings.ToLower(strings.TrimSpace(after))
