@@ -640,7 +640,15 @@ func observes(text string) bool {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		if i == 0 {
-			continue // the title
+			// The title: a sentence after its first ("Final pass: run
+			// `…`. Confirm: all checks pass; `dist/` contains the new
+			// artifacts").
+			for _, sentence := range strings.SplitAfter(strings.ToLower(l), ". ")[1:] {
+				if looksAt(strings.TrimSpace(sentence)) {
+					return true
+				}
+			}
+			continue
 		}
 		s := strings.ToLower(strings.TrimSpace(l))
 		s = strings.TrimLeft(s, "-*+ ")
@@ -668,6 +676,21 @@ func observes(text string) bool {
 	return false
 }
 
+// lookItem reports whether one thing a task asks to verify is a look:
+// two words or more, neither the project's checks nor a success.
+func lookItem(item string) bool {
+	o := " " + strings.TrimSpace(item) + " "
+	if len(strings.Fields(item)) < 2 || aboutChecks(o) {
+		return false
+	}
+	for _, w := range []string{"pass", "succe", "green", "no error", "without error", "exit", "compiles", "builds", "regress", "broke", "break", "clean"} {
+		if strings.Contains(o, w) {
+			return false
+		}
+	}
+	return true
+}
+
 // looksAt reports whether a sentence of a task's body asks for a look:
 // it opens with "Verify …" (or says "… and verify …", "… to confirm …")
 // of something that is not the project's checks nor a success, and names
@@ -679,17 +702,16 @@ func looksAt(s string) bool {
 			return false
 		}
 	}
+	// What is to be looked at, item by item ("all checks pass; coverage
+	// met; `dist/` holds the new artifacts"): one that is not the
+	// project's checks nor a success is a look.
 	look := func(rest string) bool {
-		o := " " + strings.TrimRight(rest, ". ") + " "
-		if len(strings.Fields(rest)) < 2 || aboutChecks(o) {
-			return false
-		}
-		for _, w := range []string{"pass", "succe", "green", "no error", "without error", "exit", "compiles", "builds", "regress", "broke", "break", "clean"} {
-			if strings.Contains(o, w) {
-				return false
+		for _, item := range strings.Split(strings.TrimRight(rest, ". "), ";") {
+			if lookItem(item) {
+				return true
 			}
 		}
-		return true
+		return false
 	}
 	for _, v := range []string{"verify ", "verify: ", "confirm ", "confirm: ", "check that ", "ensure that "} {
 		if rest, ok := strings.CutPrefix(s, v); ok {
@@ -739,6 +761,23 @@ func readAfter(text string, cmds []Command) (bool, []string) {
 			if strings.HasPrefix(lead, v) {
 				verb = true
 				break
+			}
+		}
+		if !verb {
+			// "— must pass with zero errors and the dist artifact must
+			// include `dist/x/index.js`": what a later clause of the
+			// sentence says a file or output must hold.
+			sentence, _, _ := strings.Cut(lead, ". ")
+			for _, m := range []string{" must include", " must contain", " must exist", " must list", " must show",
+				" should include", " should contain", " should exist", " should list", " should show"} {
+				k := strings.Index(sentence, m)
+				if k < 0 {
+					continue
+				}
+				if a := strings.LastIndex(sentence[:k], " and "); a >= 0 {
+					lead, verb = lead[a+len(" and "):], true
+					break
+				}
 			}
 		}
 		if !verb {
