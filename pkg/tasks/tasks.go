@@ -538,7 +538,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 			}
 		}
 	}
-	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+verifyLineProse(t.Text)) {
+	// Its words with the files its code names ("`test/commands.bats`
+	// passes"): a test file named so is the project's tests.
+	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+codeFiles(title.raw)+" "+verifyLineProse(t.Text)) {
 		// A behaviour in words ("Verify role rules: Owner/Admin view+export,
 		// Member view-only", "Filter combinations behave consistently"): no
 		// command of the project checks that, a qa-engineer does (the
@@ -555,6 +557,21 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// codeFiles are the file paths among a text's code spans (a folder and a
+// name with an extension: `test/commands.bats`), lowercased; not a setting
+// (`validation.gate_on_tests=ON`) nor a command.
+func codeFiles(text string) string {
+	var out []string
+	parts := strings.Split(text, "`")
+	for i := 1; i < len(parts); i += 2 {
+		c := strings.TrimSpace(parts[i])
+		if strings.Contains(c, "/") && strings.Contains(c[strings.LastIndex(c, "/")+1:], ".") && !strings.ContainsAny(c, " =") {
+			out = append(out, strings.ToLower(c))
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // outputNamed reports whether the task's text says what one of its
@@ -597,12 +614,34 @@ func aboutChecks(words string) bool {
 		"integration test", "integration tests", "e2e test", "e2e tests", "end-to-end test", "end-to-end tests",
 		"tests run", "run tests", "run the tests", "ci", "pipeline", "pre-commit", "regressions", "no regressions",
 		"checks pass", "all checks", "checks green", "checks", "static analysis", "sanity", "smoke check", "coverage",
-		"gate", "green", "nothing broke", "nothing is broken", "no breakage", "still pass", "still passes"} {
+		"gate", "green", "nothing broke", "nothing is broken", "no breakage", "still pass", "still passes",
+		// Tests and suites in any words ("Run domain model tests to
+		// confirm all pass", "fixture tests", "the focused API suites"),
+		// and other languages' gates and greens (corpora ten, eleven).
+		"suite", "suites", "snapshot test", "snapshot tests", "fixture test", "fixture tests", "puerta", "puertas", "verde", "verdes",
+		"regresión", "regresion", "regressão", "portão"} {
 		if strings.Contains(padded, " "+w+" ") {
 			return true
 		}
 	}
-	for _, w := range []string{"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト"} {
+	// Tests that pass or are run ("Run domain model tests to confirm all
+	// pass", "`test/commands.bats` passes"), not a screen named so ("the
+	// Tests tab shows the list").
+	passes := strings.Contains(padded, " pass ") || strings.Contains(padded, " passes ") || strings.Contains(padded, " passing ")
+	if (strings.Contains(padded, " test ") || strings.Contains(padded, " tests ") || strings.Contains(padded, " spec ") || strings.Contains(padded, " specs ")) && passes {
+		return true
+	}
+	ws := strings.Fields(padded)
+	for i, w := range ws {
+		if w == "run" || w == "rerun" || w == "re-run" {
+			for _, x := range ws[i+1 : min(i+6, len(ws))] {
+				if x == "tests" {
+					return true
+				}
+			}
+		}
+	}
+	for _, w := range []string{"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト", "回归", "迴歸", "全绿", "全綠"} {
 		if strings.Contains(words, w) {
 			return true
 		}
