@@ -522,7 +522,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) }) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
-		len(t.Commands) > 0 && observes(t.Text)
+		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text) && !slices.ContainsFunc(t.Commands, enforcesBound))
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
@@ -557,6 +557,34 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// namesBound reports whether a task's Verify or Done when prose sets a
+// bound on a number its commands print ("test count >= 15", "coverage ≥
+// 80%", "at least 12 rows"): the exit says nothing of it, a qa-engineer
+// reads the number.
+func namesBound(text string) bool {
+	prose := labelProse(text, "verify", "verification", "done when")
+	for _, op := range []string{">=", "≥", "<=", "≤", "at least ", "at most ", "no more than ", "no fewer than ", "no less than "} {
+		for rest := prose; ; {
+			i := strings.Index(rest, op)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(op):]
+			if r := strings.TrimLeft(rest, " ~"); r != "" && r[0] >= '0' && r[0] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// enforcesBound reports whether a command fails below a bound of its own
+// (`pytest --cov-fail-under=85`, a coverage threshold): its exit is the
+// bound's check.
+func enforcesBound(c Command) bool {
+	return strings.Contains(c.Run, "fail-under") || strings.Contains(c.Run, "threshold")
 }
 
 // codeFiles are the file paths among a text's code spans (a folder and a
@@ -947,12 +975,18 @@ func editorCommand(t title) bool {
 // `sh deps.sh` — confirm only the standard library"), lower case, code
 // spans dropped: where a task may ask for what its output shows.
 func verifyLineProse(text string) string {
+	return labelProse(text, "verify", "verification")
+}
+
+// labelProse is the prose (code spans left out) of a task's lines
+// labelled with one of labels, lowercased, a line each.
+func labelProse(text string, labels ...string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(strings.ToLower(text), "\n") {
 		l = strings.TrimLeft(strings.TrimSpace(l), "-*+ ")
 		l = strings.TrimLeft(l, "*_")
 		rest, ok := "", false
-		for _, label := range []string{"verify", "verification"} {
+		for _, label := range labels {
 			if r, found := strings.CutPrefix(l, label); found {
 				r = strings.TrimLeft(r, "*_ ")
 				if r, found = strings.CutPrefix(r, ":"); found {
