@@ -706,7 +706,7 @@ func lineLabelled(item *ast.ListItem, first ast.Node, src []byte) []Command {
 
 func names(label string) map[string]bool {
 	if label == "verify" {
-		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true}
+		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true, "command": true, "commands": true}
 	}
 	return map[string]bool{label: true}
 }

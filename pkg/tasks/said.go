@@ -208,8 +208,15 @@ func findsNothing(c, after string) bool {
 	for _, e := range []string{"no matches expected", "no match expected", "no results expected", "no hits expected", "nothing expected", "empty expected"} {
 		clause = strings.ReplaceAll(clause, e, "no match")
 	}
+	// "— Expected: **no output**": what is expected, said as a label.
+	for _, e := range []string{"expected output:", "expected:", "expect:", "expected result:"} {
+		if rest, ok := strings.CutPrefix(strings.TrimLeft(clause, " -—–"), e); ok {
+			clause = " " + strings.Trim(rest, " *_") + " "
+			break
+		}
+	}
 	// "`grep '"PROVEN"' f.py` (empty)", "-- none": the word alone.
-	switch strings.Trim(clause, " -—–:") {
+	switch strings.Trim(clause, " -—–:*_") {
 	case "empty", "nothing", "none", "no output", "no matches", "no match", "no results":
 		return true
 	}
@@ -330,6 +337,16 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		return false, false
 	}
 	clause := strings.ToLower(strings.TrimSpace(after))
+	// Its own line's words: "no warnings" on the Done when line below
+	// a list of commands is said of them all (clippy's -D warnings).
+	sentence, _, _ := strings.Cut(strings.ToLower(after), "\n")
+	sentence, _, _ = strings.Cut(sentence, ". ")
+	if strings.Contains(sentence, "warning") && !strings.Contains(sentence, "as error") {
+		// "exits with code 0 and zero new warnings": a build exits 0
+		// with warnings; how many it printed is read. `go vet`'s and
+		// `clippy -- -D warnings`' are their exit.
+		return !failsOnWarnings(c), false
+	}
 	object := ""
 	arrow := false
 	for _, a := range []string{"→", "->", "=>", "==", "= "} {
@@ -377,6 +394,9 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		}
 	}
 	o := " " + object + " "
+	if loneSearch(c) && matchFound(o) {
+		return false, valueNext // "MUST return ≥1 match": the search's exit
+	}
 	if queries(c) {
 		// A query prints what it finds: "returns 0" is a count of rows.
 		o = strings.NewReplacer(" 0 ", " # ", " zero", " #").Replace(o)
@@ -404,4 +424,29 @@ func queries(c string) bool {
 		return true
 	}
 	return slices.Contains(w[1:], "query")
+}
+
+// matchFound reports whether the words say a search must find something,
+// whatever its count ("≥1 match", "at least one match", "a match"): a
+// search exits 0 exactly then.
+func matchFound(o string) bool {
+	o = strings.NewReplacer("≥ ", "≥", ">= ", ">=", "1+ ", "1+").Replace(o)
+	for _, w := range []string{"≥1 ", ">=1 ", "1+", "at least one ", "at least 1 ", "one or more ", " a match", " a result", " a hit"} {
+		if strings.Contains(o, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// failsOnWarnings reports whether a command's warnings fail it (`go vet`,
+// `cargo clippy -- -D warnings`, `-Werror`, `eslint --max-warnings 0`):
+// "no warnings" is then its exit.
+func failsOnWarnings(c string) bool {
+	for _, w := range []string{"go vet", "-D warnings", "-Dwarnings", "-Werror", "max-warnings", "--deny warnings", "warnaserror", "warnings-as-errors", "--strict"} {
+		if strings.Contains(c, w) {
+			return true
+		}
+	}
+	return false
 }
