@@ -431,9 +431,19 @@ func queries(c string) bool {
 // search exits 0 exactly then.
 func matchFound(o string) bool {
 	o = strings.NewReplacer("≥ ", "≥", ">= ", ">=", "1+ ", "1+").Replace(o)
-	for _, w := range []string{"≥1 ", ">=1 ", "1+", "at least one ", "at least 1 ", "one or more ", " a match", " a result", " a hit"} {
-		if strings.Contains(o, w) {
-			return true
+	for _, w := range []string{"≥1 ", ">=1 ", "1+", "at least one ", "at least 1 ", "one or more ", " a "} {
+		i := strings.Index(o, w)
+		if i < 0 {
+			continue
+		}
+		// The count and its noun, and nothing after: "≥1 match at the
+		// badge's context" asks where, which a qa-engineer reads.
+		rest := strings.Fields(strings.TrimSpace(o[i+len(w):]))
+		if len(rest) == 1 {
+			switch strings.Trim(rest[0], ".,;:!)") {
+			case "match", "matches", "result", "results", "hit", "hits", "line", "lines", "occurrence", "occurrences":
+				return true
+			}
 		}
 	}
 	return false

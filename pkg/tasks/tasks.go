@@ -540,7 +540,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}
 	// Its words with the files its code names ("`test/commands.bats`
 	// passes"): a test file named so is the project's tests.
-	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+codeFiles(title.raw)+" "+verifyLineProse(t.Text)) {
+	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+verifyLineProse(t.Text)) && !testFilePasses(title.raw, lower) {
 		// A behaviour in words ("Verify role rules: Owner/Admin view+export,
 		// Member view-only", "Filter combinations behave consistently"): no
 		// command of the project checks that, a qa-engineer does (the
@@ -593,19 +593,24 @@ func enforcesBound(c Command) bool {
 	return strings.Contains(c.Run, "fail-under") || strings.Contains(c.Run, "threshold")
 }
 
-// codeFiles are the file paths among a text's code spans (a folder and a
-// name with an extension: `test/commands.bats`), lowercased; not a setting
-// (`validation.gate_on_tests=ON`) nor a command.
-func codeFiles(text string) string {
-	var out []string
-	parts := strings.Split(text, "`")
+// testFilePasses reports whether a title names a test file in code that
+// must pass ("`test/commands.bats` passes unchanged"): the project's
+// tests, not a behaviour to judge. A file path is a folder and a name with
+// an extension; a setting (`validation.gate_on_tests=ON`) is none.
+func testFilePasses(raw, prose string) bool {
+	if !strings.Contains(prose, "pass") {
+		return false
+	}
+	parts := strings.Split(strings.ToLower(raw), "`")
 	for i := 1; i < len(parts); i += 2 {
 		c := strings.TrimSpace(parts[i])
-		if strings.Contains(c, "/") && strings.Contains(c[strings.LastIndex(c, "/")+1:], ".") && !strings.ContainsAny(c, " =") {
-			out = append(out, strings.ToLower(c))
+		name := c[strings.LastIndex(c, "/")+1:]
+		if strings.Contains(c, "/") && strings.Contains(name, ".") && !strings.ContainsAny(c, " =") &&
+			(strings.Contains(c, "test") || strings.Contains(c, "spec")) {
+			return true
 		}
 	}
-	return strings.Join(out, " ")
+	return false
 }
 
 // outputNamed reports whether the task's text says what one of its
@@ -659,11 +664,17 @@ func aboutChecks(words string) bool {
 		}
 	}
 	// Tests that pass or are run ("Run domain model tests to confirm all
-	// pass", "`test/commands.bats` passes"), not a screen named so ("the
-	// Tests tab shows the list").
+	// pass", "Targeted tests … acceptance: pass"), not a screen named so
+	// ("the Tests tab shows the list") nor a test among a walk's steps
+	// ("egg (test) → … unlocks on pass").
 	passes := strings.Contains(padded, " pass ") || strings.Contains(padded, " passes ") || strings.Contains(padded, " passing ")
-	if (strings.Contains(padded, " test ") || strings.Contains(padded, " tests ") || strings.Contains(padded, " spec ") || strings.Contains(padded, " specs ")) && passes {
+	if (strings.Contains(padded, " tests ") || strings.Contains(padded, " specs ")) && passes {
 		return true
+	}
+	for _, p := range []string{" test passes ", " test pass ", " spec passes ", " test is green "} {
+		if strings.Contains(padded, p) {
+			return true
+		}
 	}
 	ws := strings.Fields(padded)
 	for i, w := range ws {
