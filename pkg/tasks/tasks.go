@@ -207,6 +207,11 @@ func ParseFile(src []byte) File {
 	defer probing.Store(nil)
 	f := parseFile(src)
 	f.probes = l.ps
+	for i := range f.Tasks {
+		// The parse's own (a heading's section reads it from the heading's
+		// parse): a reading kept is the same.
+		f.Tasks[i].described = false
+	}
 	return f
 }
 
@@ -281,9 +286,6 @@ func parseFile(src []byte) File {
 				t.Manual, t.AC = true, false
 			}
 		}
-	}
-	for i := range f.Tasks {
-		f.Tasks[i].described = false // the parse's own: a reading kept is the same
 	}
 	refs(f.Tasks)
 	return f
@@ -408,7 +410,7 @@ func (h *tagged) adopt(t *Task) {
 		return
 	}
 	t.Commands, t.Prose = append([]Command(nil), v.Commands...), v.Prose
-	t.AC, t.Inspect, t.Manual = t.AC || v.AC, t.Inspect || v.Inspect, v.Manual
+	t.AC, t.Inspect, t.Manual, t.described = t.AC || v.AC, t.Inspect || v.Inspect, v.Manual, t.described || v.described
 }
 
 // manualLegend reports whether a line of the file defines the [VERIFY] tag
@@ -1074,11 +1076,13 @@ func personHeading(h string) bool {
 		if i == 0 && len(words) == 1 {
 			return w != "human" && w != "person"
 		}
-		for _, next := range words[i+1 : min(i+3, len(words))] {
+		// Up to four words on: "Manual Data Flow Test Plan", "Manual CRUD
+		// Data Flow Testing" (a whole document's, corpus thirteen).
+		for _, next := range words[i+1 : min(i+5, len(words))] {
 			switch strings.Trim(next, ".,;:!?()*_") {
 			case "test", "tests", "testing", "check", "checks", "checkpoint", "checkpoints", "verification", "verifications",
 				"validation", "review", "qa", "e2e", "inspection", "tasks", "steps", "gate", "gates", "sign-off", "checklist",
-				"scenario", "scenarios", "walkthrough", "session":
+				"scenario", "scenarios", "walkthrough", "session", "plan":
 				return true
 			}
 		}
@@ -1141,8 +1145,23 @@ func manual(id, kind, title, text string) bool {
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
 		"アクセシビリティ", "无障碍", "sign-off", "sign off", "signs off", "signed off",
 		// The same in the languages task files are written in (corpus six).
-		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
+		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동",
+		// An account, session or place the agent does not hold (corpus
+		// thirteen): a live third-party session, a real person's account,
+		// production and its DNS, a decision.
+		"live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
+		"real corporate", "real account", "real user account", "real customer", "real card", "real payment", "real claude.ai",
+		"via duo", "via sso", "via okta", "slack dm", "send a slack", "production host", "on production",
+		"production environment", "before launch", "before go-live", "decide whether", "decide if",
+		// A gesture, a device's orientation, audio (corpus thirteen).
+		"landscape", "on hardware", "after play", "haptic"} {
 		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		switch w {
+		case "dns", "spf", "dkim", "dmarc", "allowlist", "swipe", "swipe-to-delete":
 			return true
 		}
 	}
