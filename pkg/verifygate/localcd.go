@@ -45,9 +45,15 @@ func mapLocal(root, c string) string {
 	if root == "" || !namesAbsPath(c) {
 		return c
 	}
+	written := c
+	if dir, rest, ok := winCdThen(c); ok {
+		// `cd F:\Projects\erp && python -m py_compile erp/api.py`: a
+		// Windows checkout's path, read as the same path here.
+		c = "cd " + dir + " && " + rest
+	}
 	if dir, rest, ok := tasks.CdThen(c); ok && filepath.IsAbs(dir) {
 		if _, err := os.Stat(dir); err == nil {
-			return c
+			return written
 		}
 		local := localFiles(root, rest, false)
 		switch sub, ok := hereOf(root, dir, true); {
@@ -58,7 +64,7 @@ func mapLocal(root, c string) string {
 		case namesProjectPaths(root, rest):
 			return local // another checkout of the project: the root here
 		}
-		return c
+		return written
 	}
 	return localFiles(root, c, true)
 }
@@ -66,7 +72,24 @@ func mapLocal(root, c string) string {
 // namesAbsPath reports whether a command has a word that is an absolute
 // path, or an assignment of one: what mapLocal may map.
 func namesAbsPath(c string) bool {
-	return strings.HasPrefix(c, "/") || strings.Contains(c, " /") || strings.Contains(c, "=/")
+	return strings.HasPrefix(c, "/") || strings.Contains(c, " /") || strings.Contains(c, "=/") || strings.Contains(c, ":\\")
+}
+
+// winCdThen splits a command that opens with `cd` to a Windows drive's
+// path (`cd F:\Dropbox\erp && …`) into that path as a Unix one
+// (/Dropbox/erp) and the rest. A path with quotes, spaces or shell
+// characters is not read.
+func winCdThen(c string) (dir, rest string, ok bool) {
+	after, found := strings.CutPrefix(strings.TrimSpace(c), "cd ")
+	if !found {
+		return "", "", false
+	}
+	d, rest, found := strings.Cut(strings.TrimLeft(after, " "), " && ")
+	if !found || len(d) < 4 || d[1] != ':' || d[2] != '\\' || !(d[0] >= 'A' && d[0] <= 'Z' || d[0] >= 'a' && d[0] <= 'z') ||
+		strings.ContainsAny(d, " '\"$`;|&/") || strings.TrimSpace(rest) == "" {
+		return "", "", false
+	}
+	return "/" + strings.ReplaceAll(strings.TrimRight(d[3:], "\\"), "\\", "/"), strings.TrimSpace(rest), true
 }
 
 // localFiles replaces the words of c that are absolute paths of another
