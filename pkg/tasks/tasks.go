@@ -1152,7 +1152,7 @@ func manual(id, kind, title, text string) bool {
 		"live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
 		"real corporate", "real account", "real user account", "real customer", "real card", "real payment", "real claude.ai",
 		"via duo", "via sso", "via okta", "slack dm", "send a slack", "production host", "on production",
-		"production environment", "before launch", "before go-live", "decide whether", "decide if",
+		"production environment", "before launch", "before go-live", "decide whether", "decide if", "blocked by: needs",
 		// A gesture, a device's orientation, audio (corpus thirteen).
 		"landscape", "on hardware", "after play", "haptic"} {
 		if strings.Contains(text, p) {

@@ -33,7 +33,7 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 	// there, so that the tags after it are read as leading tags.
 	lines, k := first.Lines(), 0
 	for n := box.NextSibling(); n != nil; n = n.NextSibling() {
-		for !onLine(n, line) && k+1 < lines.Len() && k < maxTitleLines && openBracket(b.String()) {
+		for !onLine(n, line) && k+1 < lines.Len() && k < maxTitleLines && (openBracket(b.String()) || k == 0 && noteOnly(t.raw)) {
 			k++
 			line = lines.At(k)
 			t.raw += " " + strings.TrimSpace(strings.TrimRight(string(src[line.Start:line.Stop]), "\r\n"))
@@ -50,6 +50,15 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 // maxTitleLines bounds how many more lines a title with an open bracket
 // runs on to.
 const maxTitleLines = 3
+
+// noteOnly reports whether a title's first line is only a status note in
+// emphasis (`*(blocked by: needs a live session)*`): its words, tags
+// first, are on the next line.
+func noteOnly(raw string) bool {
+	r := strings.TrimSpace(raw)
+	return (strings.HasPrefix(r, "*(") && strings.HasSuffix(r, ")*") || strings.HasPrefix(r, "_(") && strings.HasSuffix(r, ")_")) &&
+		strings.Count(r, "(") == strings.Count(r, ")")
+}
 
 // openBracket reports whether s leaves a bracket open.
 func openBracket(s string) bool {
@@ -145,6 +154,19 @@ func (t title) leading() (id, n int) {
 	id = -1
 	for n < len(w) && isMark(w[n]) {
 		n++ // status marks first (✅): the title starts after them
+	}
+	// A status note in emphasis before the tags ("*(blocked by: needs a
+	// live session …)* [VERIFY] Confirm …", the tag on the note's next
+	// line; corpus thirteen): the title starts after it.
+	if n < len(w) && strings.HasPrefix(strings.TrimLeft(w[n], "*_"), "(") {
+		for k := n; k < len(w); k++ {
+			if strings.HasSuffix(strings.TrimRight(w[k], "*_"), ")") {
+				if k+1 < len(w) && tagWords(w, k+1) > 0 {
+					n = k + 1
+				}
+				break
+			}
+		}
 	}
 	start := n
 	for k := tagWords(w, n); k > 0; k = tagWords(w, n) {
