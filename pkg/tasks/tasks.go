@@ -588,6 +588,28 @@ func namesBound(text string) bool {
 	return false
 }
 
+// NamesTests reports whether a task's title speaks of a test it stands
+// for ("Unit test: zero inputs send no email", "Integration test: …",
+// "[Verify] Test: an expired token returns 401").
+func NamesTests(title string) bool {
+	l := " " + strings.ToLower(title) + " "
+	for _, p := range []string{"unit test", "integration test", "e2e test", "end-to-end test", "component test", "contract test",
+		" test: ", " tests: ", "regression test", "snapshot test", "fixture test"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunsTests reports whether a quality command runs tests (`npm test`,
+// `go test ./...`, `pytest`, `make check`), not only a linter, a type
+// check or a build.
+func RunsTests(c string) bool {
+	l := strings.ToLower(c)
+	return strings.Contains(l, "test") || strings.Contains(l, "spec") || strings.HasSuffix(strings.TrimSpace(l), "make check")
+}
+
 // enforcesBound reports whether a command fails below a bound of its own
 // (`pytest --cov-fail-under=85`, a coverage threshold): its exit is the
 // bound's check.
