@@ -287,8 +287,37 @@ func parseFile(src []byte) File {
 			}
 		}
 	}
+	samePerson(f.Tasks)
 	refs(f.Tasks)
 	return f
+}
+
+// samePerson makes a verification task that names no command and repeats
+// a person's task ("Repeat T031's setup with the flag off") a person's
+// too: what it repeats needs the same hands (corpus thirteen).
+func samePerson(ts []Task) {
+	var ids []string
+	for _, t := range ts {
+		if t.Verify && t.Manual && t.ID != "" {
+			ids = append(ids, strings.ToLower(t.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	for i := range ts {
+		t := &ts[i]
+		if !t.Verify || t.Manual || len(t.Commands) > 0 || t.Kind != "" {
+			continue
+		}
+		l := strings.Join(strings.Fields(strings.ToLower(t.Text)), " ")
+		for _, id := range ids {
+			if id != strings.ToLower(t.ID) && (strings.Contains(l, "repeat "+id) || strings.Contains(l, id+"'s ") || strings.Contains(l, id+"’s ")) {
+				t.Manual, t.AC, t.Inspect = true, false, false
+				break
+			}
+		}
+	}
 }
 
 // tagged is a verification task written as a heading (`### Task 1.6:
@@ -1181,10 +1210,44 @@ func manual(id, kind, title, text string) bool {
 			return true
 		}
 	}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '.' })
+	for i, w := range ws {
+		w = strings.Trim(w, ".")
 		switch w {
-		case "dns", "spf", "dkim", "dmarc", "allowlist", "swipe", "swipe-to-delete":
+		case "dns", "spf", "dkim", "dmarc", "allowlist", "swipe", "swipe-to-delete", "tappable":
 			return true
+		}
+		next := ws[i+1 : min(i+3, len(ws))]
+		switch {
+		case w == "real" || w == "live":
+			// What the repository cannot provide: "a real Stripe
+			// customer", "live round-trip", "real network blip".
+			for _, x := range next {
+				switch strings.Trim(x, ".") {
+				case "account", "accounts", "customer", "customers", "key", "keys", "card", "cards", "network", "round-trip",
+					"roundtrip", "soak", "user", "users", "device", "devices", "phone", "purchase", "payment", "payments", "inbox", "traffic":
+					return true
+				}
+			}
+		case w == "production" || w == "prod":
+			// Production as a place: its image, host, redirect URI.
+			for _, x := range next[:min(1, len(next))] {
+				switch strings.Trim(x, ".") {
+				case "image", "redirect", "uri", "url", "host", "server", "database", "db", "deploy", "deployment", "site", "cluster", "keys", "environment", "env", "traffic":
+					return true
+				}
+			}
+		case w == "manual" || w == "manually":
+			// "a manual sanity pass", "manual smoke test 3 routes".
+			for _, x := range ws[i+1 : min(i+5, len(ws))] {
+				switch strings.Trim(x, ".") {
+				case "test", "tests", "testing", "check", "checks", "verification", "validation", "review", "qa", "e2e", "inspection", "pass", "sanity", "smoke":
+					return true
+				}
+			}
+		}
+		if strings.Contains(w, ".prod.") {
+			return true // docker-compose.prod.yml: production's own files
 		}
 	}
 	return false
