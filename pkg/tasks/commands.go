@@ -355,20 +355,182 @@ func CannotFail(c string) bool {
 	return true
 }
 
-// PrintsVerdict reports whether a command line ends in a link that always
-// succeeds after `||` or `;` (`curl … | grep -q ok && echo PASS || echo
-// FAIL`, `pytest; echo done`): it exits 0 whatever came before, so what it
-// prints is its verdict, read by a qa-engineer, never its exit code.
+// PrintsVerdict reports whether a command line holds a check whose
+// failure the line's own exit loses: `curl … | grep -q ok && echo PASS ||
+// echo FAIL`, `pytest; echo done`, `make test || exit 0`, `if make test;
+// then echo PASS; else echo FAIL; fi`, `tests || { echo FAIL; }`. It exits
+// 0 whatever the check found, so what it prints is its verdict, read by a
+// qa-engineer, never its exit (attack 64: eight forms the first rule,
+// `|| echo` and `; echo` alone, missed).
 func PrintsVerdict(c string) bool {
-	op, last := lastLink(c)
-	return (op == "||" || op == ";") && CannotFail(last)
+	return exitOf(c, 0) == exitLost
 }
 
-// lastLink is the operator before a command line's last part (&& || ; |,
-// outside quotes; "" for a single command) and that part.
-func lastLink(s string) (op, last string) {
-	quote := byte(0)
-	at := 0
+// How a command line's exit stands to the checks in it.
+type exitState int
+
+const (
+	exitZero    exitState = iota // always 0: no check in it
+	exitFails                    // always non-zero (`exit 1`, `false`)
+	exitReflect                  // non-zero when a check in it fails
+	exitLost                     // a check in it may fail and the line still exit 0
+	exitStatus                   // reads the status before it (`test $? -eq 0`)
+)
+
+// exitOf evaluates a command line's links left to right, as the shell
+// runs && || ; | (pipefail, as rodin verify runs it): a group `{ …; }` or
+// `( … )` is evaluated inside; a compound command (if, case, a loop) or a
+// line sent to the background loses the exit it holds.
+func exitOf(c string, depth int) exitState {
+	ls, ok := topLinks(c)
+	if !ok || depth > 8 {
+		return exitReflect
+	}
+	state := exitZero
+	errexit := false  // after `set -e`, a failing command ends the script
+	captured := false // a status kept in a variable (`E1=$?`) to test later
+	// A pipeline binds before && || ;: its state first (pipefail, as
+	// rodin verify runs it: a check anywhere in it reflects).
+	var segs []link
+	var states []exitState
+	for _, l := range ls {
+		next := linkExit(l.text, depth)
+		if l.op == "|" && len(segs) > 0 {
+			k := len(states) - 1
+			switch {
+			case states[k] == exitLost || next == exitLost:
+				states[k] = exitLost
+			case states[k] == exitReflect || next == exitReflect || states[k] == exitFails || next == exitFails:
+				states[k] = exitReflect
+			}
+			segs[k].text += "|" + l.text
+			continue
+		}
+		segs, states = append(segs, l), append(states, next)
+	}
+	for i, l := range segs {
+		next := states[i]
+		captured = captured || strings.Contains(l.text, "=$?")
+		if f := strings.Fields(l.text); len(f) > 1 && f[0] == "set" && (strings.HasPrefix(f[1], "-") && strings.Contains(f[1], "e") && !strings.HasPrefix(f[1], "--") || slices.Contains(f, "errexit")) {
+			errexit = true
+		}
+		if i == 0 {
+			state = next
+			continue
+		}
+		op := l.op
+		if op == "&" {
+			// The command before it runs in the background: its exit is
+			// no one's.
+			if state == exitReflect || state == exitStatus {
+				state = exitLost
+			}
+			op = ";"
+		}
+		if (op == ";" || op == "\n") && errexit {
+			op = "&&"
+		}
+		switch op {
+		case "&&":
+			switch state {
+			case exitZero, exitStatus:
+				state = next
+			case exitFails, exitLost:
+			default:
+				if next == exitLost || next == exitFails {
+					state = next
+				}
+			}
+		case "||":
+			switch state {
+			case exitZero:
+			case exitFails:
+				state = next
+			case exitReflect, exitStatus:
+				if next == exitZero || next == exitLost {
+					state = exitLost // the check's failure is answered with success
+				}
+			}
+		case ";", "\n":
+			switch {
+			case next == exitStatus:
+				// `check; test $? -eq 0`: the status read is the check's.
+			case next == exitFails:
+				state = exitFails
+			case state == exitReflect && next == exitReflect && captured:
+				// `a; E1=$?; b; E2=$?; test $E1 -eq 0 && test $E2 -eq 0`
+			case state == exitReflect || state == exitLost:
+				state = exitLost // `lint; echo done`, `lint; test`: lint's failure is lost
+			default:
+				state = next
+			}
+		}
+	}
+	if state == exitStatus {
+		return exitReflect
+	}
+	return state
+}
+
+// linkExit is the exit state of one link of a command line.
+func linkExit(l string, depth int) exitState {
+	l = strings.TrimSpace(l)
+	w := strings.Fields(l)
+	if len(w) == 0 {
+		return exitZero
+	}
+	switch w[0] {
+	case "if", "then", "else", "elif", "fi", "case", "esac", "while", "until", "for", "do", "done", "select":
+		return exitLost // a compound command: which branch's exit, its output says
+	case "exit", "return":
+		if len(w) == 1 || w[1] == "0" {
+			return exitZero
+		}
+		if w[1] == "$?" {
+			return exitStatus
+		}
+		return exitFails
+	case "false":
+		return exitFails
+	case "test", "[", "[[":
+		if strings.Contains(l, "$?") || strings.Contains(l, "PIPESTATUS") {
+			return exitStatus
+		}
+	case "!":
+		return exitReflect
+	}
+	if inner, ok := group(l); ok {
+		return exitOf(inner, depth+1)
+	}
+	if strings.Contains(l, "=$?") || strings.HasPrefix(l, "set ") {
+		return exitStatus // `STATUS=$?`, `set -e`: the status is kept to read
+	}
+	if CannotFail(l) {
+		return exitZero
+	}
+	return exitReflect
+}
+
+// group is the inside of a link that is a group (`{ a; b; }`, `( a )`).
+func group(l string) (string, bool) {
+	if strings.HasPrefix(l, "{") && strings.HasSuffix(l, "}") {
+		return strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, "{"), "}")), ";"), true
+	}
+	if strings.HasPrefix(l, "(") && strings.HasSuffix(l, ")") && !strings.HasPrefix(l, "((") {
+		return l[1 : len(l)-1], true
+	}
+	return "", false
+}
+
+// link is a part of a command line and the operator before it.
+type link struct{ op, text string }
+
+// topLinks splits a command line at its top-level operators (&& || ; |
+// & and line ends, outside quotes, groups and substitutions); ok is false
+// for an unclosed quote or group.
+func topLinks(s string) ([]link, bool) {
+	var out []link
+	op, start, depth, quote := "", 0, 0, byte(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -378,21 +540,42 @@ func lastLink(s string) (op, last string) {
 			if c == quote {
 				quote = 0
 			}
-		case c == '\'' || c == '"':
+		case c == '\'' || c == '"' || c == '`':
 			quote = c
-		case c == ';' || c == '|' || c == '&' && i+1 < len(s) && s[i+1] == '&':
-			op = string(c)
-			if i+1 < len(s) && s[i+1] == c {
-				op += string(c)
+		case c == '(' || c == '{' && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n'):
+			depth++
+		case c == '$' && i+1 < len(s) && (s[i+1] == '(' || s[i+1] == '{'):
+			depth++
+			i++
+		case (c == ')' || c == '}') && depth > 0:
+			depth--
+		case depth > 0:
+		case c == ';' || c == '\n' || c == '|' || c == '&':
+			if c == '&' && (i > 0 && (s[i-1] == '>' || s[i-1] == '<') || i+1 < len(s) && s[i+1] == '>') {
+				continue // a redirect: 2>&1, &>log
+			}
+			o := string(c)
+			if i+1 < len(s) && s[i+1] == c && c != ';' && c != '\n' {
+				o += string(c)
 				i++
 			}
-			at = i + 1
+			out = append(out, link{op, s[start : i+1-len(o)]})
+			op, start = o, i+1
 		}
 	}
-	if quote != 0 || op == "" {
-		return "", s
+	if quote != 0 || depth != 0 {
+		return nil, false
 	}
-	return op, strings.TrimSpace(s[at:])
+	out = append(out, link{op, s[start:]})
+	// A trailing `;` or line end ends the last command, no link after it.
+	kept := out[:0]
+	for i, l := range out {
+		if strings.TrimSpace(l.text) == "" && l.op != "&" && (i == len(out)-1 || l.op == ";" || l.op == "\n") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept, true
 }
 
 // CapturesScreen reports whether a part of a command line takes a

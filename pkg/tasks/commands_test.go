@@ -33,3 +33,35 @@ func TestFirstWordEndsWithItsCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintsVerdictForms(t *testing.T) {
+	for c, want := range map[string]bool{
+		`if make test; then echo PASS; else echo FAIL; fi`: true,
+		`make test || { echo FAIL; }`:                      true,
+		`make test || (echo FAIL)`:                         true,
+		`make test || exit 0`:                              true,
+		`make test; exit 0`:                                true,
+		`make test; cat out.log`:                           true,
+		`make test && echo PASS || echo FAIL && true`:      true,
+		`make test; (echo done)`:                           true,
+		"make test\nSTATUS=$?\necho \"status $STATUS\"":    true,
+		`make test &`:                                      true,
+		`make lint; make test`:                             true,
+		`make test || exit 1`:                              false,
+		`make test && make lint`:                           false,
+		`make test 2>&1 | tee log`:                         false,
+		`bash t.sh; test $? -eq 0 && echo PASS`:            false,
+		`grep -rn x src/; test $? -eq 1`:                   false,
+		`cd web && { grep -rn x src/; test $? -eq 1; }`:    false,
+		`{ grep -rn x src/; test $? -le 1; } | wc -l`:      false,
+		"set -e\nmake lint\nmake test":                     false,
+		`make test; exit $?`:                               false,
+		`a | sh t.sh; E1=$?; b | sh t.sh; E2=$?; test $E1 -eq 0 && test $E2 -eq 2 && echo PASS`: false,
+		`echo hi`:                              false,
+		`NODE_ENV=test npm test -- --run 2>&1`: false,
+	} {
+		if got := PrintsVerdict(c); got != want {
+			t.Errorf("PrintsVerdict(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
