@@ -18,8 +18,16 @@ import (
 func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Command, string) {
 	verify := labelled(item, first, src, "verify")
 	// A label that names no command (a `**Verification**:` list of files)
-	// may stand above the one that does: each is tried in turn.
-	for v := verify; v != nil; v = labelledAfter(item, first, src, "verify", v) {
+	// may stand above the one that does: each is tried in turn, the
+	// Verify labels first, then a Command label (attack 64: a Command
+	// bullet above the Verify line had taken its place).
+	for v, label := verify, "verify"; v != nil || label == "verify"; v = labelledAfter(item, first, src, label, v) {
+		if v == nil {
+			label, v = "command", labelled(item, first, src, "command")
+			if v == nil {
+				break
+			}
+		}
 		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
 			// "Both via `scripts/dotnet`": a program named alone, when the
 			// Do steps run it with arguments, stands for those commands.
@@ -832,7 +840,7 @@ func labelledAfter(item *ast.ListItem, first ast.Node, src []byte, label string,
 		}
 		// A plain label ("- Verification: `node --test …`"): the words
 		// before the paragraph's first colon, when they are the label.
-		if tx, ok := n.FirstChild().(*ast.Text); ok && label == "verify" {
+		if tx, ok := n.FirstChild().(*ast.Text); ok && (label == "verify" || label == "command") {
 			head, _, colon := strings.Cut(string(tx.Segment.Value(src)), ":")
 			if colon && names(label)[strings.ToLower(strings.TrimSpace(head))] && passed {
 				found = n
@@ -889,7 +897,12 @@ func lineLabelled(item *ast.ListItem, first ast.Node, src []byte) []Command {
 
 func names(label string) map[string]bool {
 	if label == "verify" {
-		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true, "command": true, "commands": true}
+		return map[string]bool{"verify": true, "verification": true, "validation": true, "verified by": true}
+	}
+	if label == "command" {
+		// `- Command: \`python validate.py\``: the check, where no
+		// Verify label names one (corpus thirteen).
+		return map[string]bool{"command": true, "commands": true}
 	}
 	return map[string]bool{label: true}
 }

@@ -19,12 +19,20 @@ func said(c, after, next string) (run string, usesNext bool) {
 	run = c
 	nothing := findsNothing(c, after)
 	if nothing {
+		// A comment at the line's end would hold what is appended
+		// (attack 64: `grep … # none` passed when the search found).
+		c = uncommented(c)
 		run = c + "; test $? -eq 1"
 		if n := searchPipe(c); n > 0 {
-			run = c + "; test " + pipeFindsNothing(n)
+			// The search's errors and its "binary file matches" note go
+			// down the pipe too: a filter passes them on, and the last
+			// search selects something (attack 64: grep wrote the note
+			// to stderr, the filter saw nothing, the test passed).
+			i := strings.IndexByte(c, '|')
+			run = strings.TrimRight(c[:i], " ") + " 2>&1 " + c[i:] + "; test " + pipeFindsNothing(n)
 		}
 	}
-	if search, ok := countedSearch(c); ok {
+	if search, ok := countedSearch(uncommented(c)); ok {
 		// `grep -rn TODO src/ | wc -l`: the search exits 1 when it finds
 		// nothing, which a pipe run with pipefail (rodin verify) takes
 		// for a failure. A count that must be 0 is a search that must
@@ -179,7 +187,7 @@ func loneSearch(c string) bool {
 // nothing: the check passes on exit 1. Only a search alone, not one piped
 // or chained, whose status the words do not speak of.
 func findsNothing(c, after string) bool {
-	if !loneSearch(c) && searchPipe(c) == 0 {
+	if !loneSearch(c) && searchPipe(c) == 0 || quietSearch(c) {
 		return false
 	}
 	// The words of the clause right after the search, up to its end; a
@@ -459,4 +467,37 @@ func failsOnWarnings(c string) bool {
 		}
 	}
 	return false
+}
+
+// quietSearch reports whether a search prints nothing whatever it finds
+// (`grep -q`, `--quiet`, `--silent`): "no output" says nothing of what it
+// must find (attack 64: it was inverted, and passed on a missing pattern).
+func quietSearch(c string) bool {
+	for _, w := range strings.Fields(uncommented(c)) {
+		if w == "--quiet" || w == "--silent" || len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.ContainsRune(w[1:], 'q') {
+			return true
+		}
+	}
+	return false
+}
+
+// uncommented is a command line without a comment at its end: a # that
+// opens a word, outside quotes.
+func uncommented(c string) string {
+	quote := byte(0)
+	for i := 0; i < len(c); i++ {
+		switch ch := c[i]; {
+		case ch == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '#' && (i == 0 || c[i-1] == ' ' || c[i-1] == '\t'):
+			return strings.TrimRight(c[:i], " \t")
+		}
+	}
+	return c
 }

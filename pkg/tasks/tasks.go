@@ -553,7 +553,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) }) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
-		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text) && !slices.ContainsFunc(t.Commands, enforcesBound))
+		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text))
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
@@ -593,7 +593,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 // namesBound reports whether a task's Verify or Done when prose sets a
 // bound on a number its commands print ("test count >= 15", "coverage ≥
 // 80%", "at least 12 rows"): the exit says nothing of it, a qa-engineer
-// reads the number.
+// reads the number, even beside a flag that enforces a bound of its own
+// (attack 64: `--cov-fail-under=60` against "coverage ≥ 85%").
 func namesBound(text string) bool {
 	prose := labelProse(text, "verify", "verification", "done when")
 	for _, op := range []string{">=", "≥", "<=", "≤", "at least ", "at most ", "no more than ", "no fewer than ", "no less than "} {
@@ -637,13 +638,6 @@ func NamesTests(title string) bool {
 func RunsTests(c string) bool {
 	l := strings.ToLower(c)
 	return strings.Contains(l, "test") || strings.Contains(l, "spec") || strings.HasSuffix(strings.TrimSpace(l), "make check")
-}
-
-// enforcesBound reports whether a command fails below a bound of its own
-// (`pytest --cov-fail-under=85`, a coverage threshold): its exit is the
-// bound's check.
-func enforcesBound(c Command) bool {
-	return strings.Contains(c.Run, "fail-under") || strings.Contains(c.Run, "threshold")
 }
 
 // testFilePasses reports whether a title names a test file in code that

@@ -1450,7 +1450,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		// `cd .. && check` from a subfolder, or any `cd X && check` that
 		// moves the shell once: Claude Code reports the call from where
 		// the cd left it, where the check ran.
-		if _, rest, ok := tasks.CdThen(got); ok && Normalize(rest) == want && !movesShell(rest) && inDir(r.Cwd) && !tasks.PipeHidesExit(c) {
+		if dir, rest, ok := tasks.CdThen(got); ok && Normalize(rest) == want && !movesShell(rest) && inDir(r.Cwd) && cdLeadsTo(dir, r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// `(cd web && npm test)`: the check run in web by a subshell, the
@@ -2116,4 +2116,34 @@ func ShellArg(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// cdLeadsTo reports whether a `cd dir` could have left the shell in cwd,
+// where the call is reported from: an absolute dir is cwd itself, a
+// relative one its last folders (`cd web/app` in …/web/app), `..` any.
+// A call reported from elsewhere (the project's root, when Claude Code
+// keeps the shell there or resets it after a cd out of the project) ran
+// its check in dir, not where it counts (attack 64).
+func cdLeadsTo(dir, cwd string) bool {
+	cwd = filepath.Clean(cwd)
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir) == cwd
+	}
+	d := filepath.Clean(strings.TrimPrefix(dir, "./"))
+	if d == "." {
+		return true
+	}
+	parts := strings.Split(filepath.ToSlash(d), "/")
+	ups := 0
+	for ups < len(parts) && parts[ups] == ".." {
+		ups++
+	}
+	if ups == len(parts) {
+		return true // `cd ..`, `cd ../..`: from a folder below, any
+	}
+	rest := filepath.Join(parts[ups:]...)
+	if strings.HasPrefix(dir, "~") || strings.HasPrefix(dir, "-") || slices.Contains(parts[ups:], "..") {
+		return false
+	}
+	return strings.HasSuffix(cwd, string(filepath.Separator)+rest)
 }

@@ -180,7 +180,7 @@ func exists(p string, dir bool) bool {
 }
 
 // rootNames are the names the project goes by on its authors' machines:
-// its folder's, and its repository's as this clone's remotes name it (a
+// its folder's, and its repository's as this clone's origin names it (a
 // clone in a folder named otherwise, `cd /Users/ana/Desktop/awesome-site
 // && npm run lint` in a checkout at ~/src/site; corpus twelve). Read only
 // for a path that is not on this machine.
@@ -210,9 +210,18 @@ func rootNames(root string) []string {
 	if err != nil {
 		return names
 	}
+	// The origin's only: a remote the agent adds under another name
+	// (`git remote add mirror …/Desktop.git`) names no folder of the
+	// author's path (attack 64).
+	origin := false
 	for _, line := range strings.Split(string(cfg), "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if !ok || strings.TrimSpace(k) != "url" {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			origin = strings.ReplaceAll(line, " ", "") == `[remote"origin"]`
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !origin || strings.TrimSpace(k) != "url" {
 			continue
 		}
 		if n := repoName(strings.TrimSpace(v)); n != "" && !slices.Contains(names, n) {

@@ -879,19 +879,27 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 		b.Dirs = map[string]map[string]string{}
 	}
 	// Commands written on another machine, mapped to this project's
-	// folders as they are now (localCd).
+	// folders as they are now (localCd): the tasks' and the file's
+	// Quality Commands' (attack 64: a checkpoint standing on the section's
+	// `cd /Users/…` was steered to a decoy folder made later).
+	local := func(c string) {
+		if !namesAbsPath(c) {
+			return // nothing of another machine's to map
+		}
+		// Kept when mapped to itself too: a folder made since maps
+		// nothing then either.
+		if b.Dirs[LocalKey] == nil {
+			b.Dirs[LocalKey] = map[string]string{}
+		}
+		b.Dirs[LocalKey][c] = mapLocal(root, c)
+	}
 	for _, sn := range snaps {
 		for _, c := range sn.Commands {
-			if !namesAbsPath(c) {
-				continue // nothing of another machine's to map
-			}
-			// Kept when mapped to itself too: a folder made since maps
-			// nothing then either.
-			if b.Dirs[LocalKey] == nil {
-				b.Dirs[LocalKey] = map[string]string{}
-			}
-			b.Dirs[LocalKey][c] = mapLocal(root, c)
+			local(c)
 		}
+	}
+	for _, c := range b.Quality[rel] {
+		local(c)
 	}
 	if path.Dir(rel) == "." {
 		return
