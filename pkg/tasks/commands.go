@@ -139,6 +139,14 @@ func runSteps(first ast.Node, src []byte, runOnly bool) []Command {
 				continue
 			}
 			words := strings.Fields(plain(item.FirstChild(), src))
+			// After a label of its own ("T-1 (commit ordering, AC-1): Run:
+			// `grep …`", corpus thirteen): the verb after the label.
+			for k := 1; k < min(len(words)-1, 9); k++ {
+				if strings.HasSuffix(words[k-1], ":") && strings.HasSuffix(words[k], ":") && runVerb(words[k]) {
+					words = words[k:]
+					break
+				}
+			}
 			if len(words) < 2 || !runVerb(words[0]) {
 				continue
 			}

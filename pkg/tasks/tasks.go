@@ -770,6 +770,31 @@ func template(text string) bool {
 func observes(text string) bool {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
+		// "… Assert:" and its items on the lines after ("a) The bot's
+		// message contains the link", corpus thirteen): each is looked at.
+		if t := strings.TrimRight(strings.ToLower(strings.TrimSpace(l)), "*_ "); strings.HasSuffix(t, "assert:") || strings.HasSuffix(t, "confirm:") {
+			for _, next := range lines[i+1:] {
+				item := strings.ToLower(strings.TrimSpace(next))
+				if item == "" || strings.HasPrefix(item, "```") || strings.HasPrefix(item, "~~~") || strings.HasPrefix(item, "- **") {
+					break
+				}
+				if CommandLike(item) {
+					continue
+				}
+				item = strings.TrimLeft(item, "-*+ ")
+				if len(item) > 2 && (item[1] == ')' || item[1] == '.') {
+					item = item[2:]
+				}
+				named := false // an item that names a command is run, not looked at
+				parts := strings.Split(item, "`")
+				for k := 1; k < len(parts); k += 2 {
+					named = named || CommandLike(strings.TrimSpace(parts[k]))
+				}
+				if !named && lookItem(item) {
+					return true
+				}
+			}
+		}
 		if i == 0 {
 			// The title: a sentence after its first ("Final pass: run
 			// `…`. Confirm: all checks pass; `dist/` contains the new
@@ -814,7 +839,7 @@ func lookItem(item string) bool {
 	if len(strings.Fields(item)) < 2 || aboutChecks(o) {
 		return false
 	}
-	for _, w := range []string{"pass", "succe", "green", "no error", "without error", "exit", "compiles", "builds", "regress", "broke", "break", "clean"} {
+	for _, w := range []string{"pass", "succe", "green", "error", "fail", "exit", "compiles", "builds", "regress", "broke", "break", "clean"} {
 		if strings.Contains(o, w) {
 			return false
 		}
@@ -844,7 +869,7 @@ func looksAt(s string) bool {
 		}
 		return false
 	}
-	for _, v := range []string{"verify ", "verify: ", "confirm ", "confirm: ", "check that ", "ensure that "} {
+	for _, v := range []string{"verify ", "verify: ", "confirm ", "confirm: ", "check that ", "ensure that ", "assert that ", "assert: ", "assert "} {
 		if rest, ok := strings.CutPrefix(s, v); ok {
 			return look(rest)
 		}
