@@ -18,16 +18,8 @@ import (
 func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Command, string) {
 	verify := labelled(item, first, src, "verify")
 	// A label that names no command (a `**Verification**:` list of files)
-	// may stand above the one that does: each is tried in turn, the
-	// Verify labels first, then a Command label (attack 64: a Command
-	// bullet above the Verify line had taken its place).
-	for v, label := verify, "verify"; v != nil || label == "verify"; v = labelledAfter(item, first, src, label, v) {
-		if v == nil {
-			label, v = "command", labelled(item, first, src, "command")
-			if v == nil {
-				break
-			}
-		}
+	// may stand above the one that does: each is tried in turn.
+	for v := verify; v != nil; v = labelledAfter(item, first, src, "verify", v) {
 		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
 			// "Both via `scripts/dotnet`": a program named alone, when the
 			// Do steps run it with arguments, stands for those commands.
@@ -107,6 +99,17 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 					return cs, ""
 				}
 			}
+		}
+	}
+	// A `Command:` bullet names the check where nothing else does (attacks
+	// 64 and 65: above a Verify line, a Done when or a Test label it had
+	// taken their place).
+	for v := labelled(item, first, src, "command"); v != nil; v = labelledAfter(item, first, src, "command", v) {
+		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
+			return cs, ""
+		}
+		if cs := checks(blockUnder(v, src)); len(cs) > 0 {
+			return cs, ""
 		}
 	}
 	// A Verify line that names no whole command ("Both via the Do steps",
@@ -398,9 +401,11 @@ const (
 // `( … )` is evaluated inside; a compound command (if, case, a loop) or a
 // line sent to the background loses the exit it holds.
 func exitOf(c string, depth int) exitState {
-	ls, ok := topLinks(c)
+	ls, ok := topLinks(uncommented(c))
 	if !ok || depth > 8 {
-		return exitReflect
+		// Not read to its end (an unclosed quote, a group left open): its
+		// exit cannot be told, so its output is read (attack 65).
+		return exitLost
 	}
 	state := exitZero
 	errexit := false  // after `set -e`, a failing command ends the script
@@ -424,27 +429,36 @@ func exitOf(c string, depth int) exitState {
 		}
 		segs, states = append(segs, l), append(states, next)
 	}
+	list := false // the statement so far holds && or ||: set -e does not end the script on its failure
 	for i, l := range segs {
 		next := states[i]
 		captured = captured || strings.Contains(l.text, "=$?")
-		if f := strings.Fields(l.text); len(f) > 1 && f[0] == "set" && (strings.HasPrefix(f[1], "-") && strings.Contains(f[1], "e") && !strings.HasPrefix(f[1], "--") || slices.Contains(f, "errexit")) {
-			errexit = true
+		op := l.op
+		if op == "&" {
+			// The command before it runs in the background: its exit is
+			// no one's, unless the next waits for it (`wait $!`).
+			if f := strings.Fields(l.text); !(len(f) > 0 && f[0] == "wait") && (state == exitReflect || state == exitStatus) {
+				state = exitLost
+			}
+			if len(strings.Fields(l.text)) > 0 && strings.Fields(l.text)[0] == "wait" {
+				next = exitStatus
+			}
+			op = ";"
+		}
+		if op == ";" || op == "\n" {
+			if errexit && !list {
+				op = "&&" // `set -e`: a failing statement ends the script
+			}
+			list = false
+		} else if op == "&&" || op == "||" {
+			list = true
+		}
+		if on, ok := errexitSet(l.text); ok {
+			errexit = on
 		}
 		if i == 0 {
 			state = next
 			continue
-		}
-		op := l.op
-		if op == "&" {
-			// The command before it runs in the background: its exit is
-			// no one's.
-			if state == exitReflect || state == exitStatus {
-				state = exitLost
-			}
-			op = ";"
-		}
-		if (op == ";" || op == "\n") && errexit {
-			op = "&&"
 		}
 		switch op {
 		case "&&":
@@ -463,8 +477,11 @@ func exitOf(c string, depth int) exitState {
 			case exitFails:
 				state = next
 			case exitReflect, exitStatus:
-				if next == exitZero || next == exitLost {
-					state = exitLost // the check's failure is answered with success
+				// The check's failure is answered by what follows: only a
+				// link that always fails (`|| exit 1`) keeps it a failure
+				// (attack 65: `|| tail log`, `|| grep FAIL log`, `|| cd ..`).
+				if next != exitFails {
+					state = exitLost
 				}
 			}
 		case ";", "\n":
@@ -488,43 +505,113 @@ func exitOf(c string, depth int) exitState {
 	return state
 }
 
+// errexitSet reports whether a link turns `set -e` on or off.
+func errexitSet(l string) (on, ok bool) {
+	f := strings.Fields(l)
+	if len(f) < 2 || f[0] != "set" {
+		return false, false
+	}
+	for i, a := range f[1:] {
+		switch {
+		case (a == "-o" || a == "+o") && i+2 < len(f) && f[i+2] == "errexit":
+			return a == "-o", true
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+') && a[1] != '-' && a[1] != 'o' && strings.ContainsRune(a[1:], 'e'):
+			return a[0] == '-', true
+		}
+	}
+	return false, false
+}
+
 // linkExit is the exit state of one link of a command line.
 func linkExit(l string, depth int) exitState {
 	l = strings.TrimSpace(l)
 	w := strings.Fields(l)
+	// Words that run what follows and keep its exit.
+	for len(w) > 1 && (w[0] == "command" || w[0] == "builtin" || w[0] == "exec" || w[0] == "time" || w[0] == "nohup") {
+		l = strings.TrimSpace(strings.TrimPrefix(l, w[0]))
+		w = w[1:]
+	}
 	if len(w) == 0 {
 		return exitZero
 	}
 	switch w[0] {
-	case "if", "then", "else", "elif", "fi", "case", "esac", "while", "until", "for", "do", "done", "select":
+	case "if", "then", "else", "elif", "fi", "case", "esac", "while", "until", "for", "do", "done", "select", "function":
 		return exitLost // a compound command: which branch's exit, its output says
 	case "exit", "return":
-		if len(w) == 1 || w[1] == "0" {
-			return exitZero
-		}
-		if w[1] == "$?" {
+		if len(w) == 1 {
 			return exitStatus
 		}
-		return exitFails
+		switch a := strings.Trim(w[1], `"'`); {
+		case a == "0":
+			return exitZero
+		case a == "$?" || strings.HasPrefix(a, "$"):
+			return exitStatus
+		case allDigits(a):
+			return exitFails
+		}
+		return exitLost
 	case "false":
 		return exitFails
 	case "test", "[", "[[":
-		if strings.Contains(l, "$?") || strings.Contains(l, "PIPESTATUS") {
+		if strings.Contains(l, "$?") || strings.Contains(l, "PIPESTATUS") || strings.Contains(l, "$") {
 			return exitStatus
 		}
 	case "!":
 		return exitReflect
+	case "wait":
+		return exitStatus
+	case "cd", "pushd", "popd", "export", "unset", "source", ".", "alias", "shopt", "local", "declare", "typeset", "readonly", "set", "trap", "umask":
+		// Setting the shell up for the check: no check of its own.
+		return exitZero
+	case "bash", "sh", "zsh", "dash", "eval":
+		// A shell given its script inline: the script's exit.
+		if inner, ok := inlineScript(w); ok {
+			return exitOf(inner, depth+1)
+		}
+	case "find":
+		if strings.Contains(l, "-exec") && (strings.HasSuffix(l, `\;`) || strings.HasSuffix(l, `';'`) || strings.HasSuffix(l, `";"`)) {
+			return exitLost // find exits 0 whatever `-exec … ;` did
+		}
+	}
+	if strings.Contains(l, "=$?") {
+		return exitStatus // `STATUS=$?`: the status is kept to read
+	}
+	if k := strings.IndexByte(w[0], '='); k > 0 && isName(w[0][:k]) && len(w) == 1 {
+		if strings.Contains(l, "$(") || strings.Contains(l, "`") {
+			return exitReflect // `out=$(check)`: the substitution's exit
+		}
+		return exitZero
 	}
 	if inner, ok := group(l); ok {
 		return exitOf(inner, depth+1)
 	}
-	if strings.Contains(l, "=$?") || strings.HasPrefix(l, "set ") {
-		return exitStatus // `STATUS=$?`, `set -e`: the status is kept to read
-	}
 	if CannotFail(l) {
+		if strings.Contains(l, "$(") || strings.Contains(l, "`") {
+			return exitLost // `echo "$(tests)"`: the check's exit is dropped
+		}
 		return exitZero
 	}
 	return exitReflect
+}
+
+// inlineScript is the script a shell is given with -c (`bash -c 'a ||
+// b'`), or eval's words, unquoted; false when there is none to read.
+func inlineScript(w []string) (string, bool) {
+	rest := w[1:]
+	if w[0] != "eval" {
+		i := slices.Index(rest, "-c")
+		if i < 0 || i+1 >= len(rest) {
+			return "", false
+		}
+		rest = rest[i+1:]
+	}
+	s := strings.Join(rest, " ")
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') {
+		if j := strings.LastIndexByte(s, s[0]); j > 0 {
+			return s[1:j], true
+		}
+	}
+	return s, s != ""
 }
 
 // group is the inside of a link that is a group (`{ a; b; }`, `( a )`).
@@ -574,6 +661,8 @@ func topLinks(s string) ([]link, bool) {
 			if i+1 < len(s) && s[i+1] == c && c != ';' && c != '\n' {
 				o += string(c)
 				i++
+			} else if c == '|' && i+1 < len(s) && s[i+1] == '&' {
+				i++ // `|&`: a pipe of stdout and stderr
 			}
 			out = append(out, link{op, s[start : i+1-len(o)]})
 			op, start = o, i+1

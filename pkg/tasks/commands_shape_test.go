@@ -235,7 +235,7 @@ func TestCommandsCorpusSeven(t *testing.T) {
 		{"not a search", "- [ ] V11 [VERIFY] Vet\n  - **Verify**: `go vet ./...` prints nothing\n",
 			[]Command{{"go vet ./...", FromVerifyLine}}},
 		{"a search piped through searches finds nothing at its last", "- [ ] V12 [VERIFY] Scan\n  - **Verify**: `grep -rn x src/ | grep -v y` should return nothing\n",
-			[]Command{{"grep -rn x src/ 2>&1 | grep -v y; test ${PIPESTATUS[0]} -le 1 -a ${PIPESTATUS[1]} -eq 1", FromVerifyLine}}},
+			[]Command{{"grep -a -rn x src/ | grep -v y; test ${PIPESTATUS[0]} -le 1 -a ${PIPESTATUS[1]} -eq 1", FromVerifyLine}}},
 		{"a search piped elsewhere is left as written", "- [ ] V12 [VERIFY] Scan\n  - **Verify**: `grep -rn x src/ | head -3` should return nothing\n",
 			[]Command{{"grep -rn x src/ | head -3", FromVerifyLine}}},
 		{"both: directory and nothing found", "- [ ] V13 [VERIFY] Run `grep -rn FIXME src/` in daemon/ - no matches\n",

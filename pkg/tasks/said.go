@@ -17,19 +17,18 @@ import (
 // next code span, and that span when there is one.
 func said(c, after, next string) (run string, usesNext bool) {
 	run = c
-	nothing := findsNothing(c, after)
+	// A comment at the line's end would hold what is appended, and an
+	// operator in it would hide the search (attacks 64 and 65).
+	nothing := findsNothing(uncommented(c), after)
 	if nothing {
-		// A comment at the line's end would hold what is appended
-		// (attack 64: `grep … # none` passed when the search found).
 		c = uncommented(c)
 		run = c + "; test $? -eq 1"
 		if n := searchPipe(c); n > 0 {
-			// The search's errors and its "binary file matches" note go
-			// down the pipe too: a filter passes them on, and the last
-			// search selects something (attack 64: grep wrote the note
-			// to stderr, the filter saw nothing, the test passed).
-			i := strings.IndexByte(c, '|')
-			run = strings.TrimRight(c[:i], " ") + " 2>&1 " + c[i:] + "; test " + pipeFindsNothing(n)
+			// Binary files are searched as text (-a): a match in one is
+			// a line its filters read, not a note on stderr the pipe
+			// never sees (attack 64, and attack 65 with a filter that
+			// selects). A search's error still fails it (its status).
+			run = searchAsText(c) + "; test " + pipeFindsNothing(n)
 		}
 	}
 	if search, ok := countedSearch(uncommented(c)); ok {
@@ -187,7 +186,7 @@ func loneSearch(c string) bool {
 // nothing: the check passes on exit 1. Only a search alone, not one piped
 // or chained, whose status the words do not speak of.
 func findsNothing(c, after string) bool {
-	if !loneSearch(c) && searchPipe(c) == 0 || quietSearch(c) {
+	if !loneSearch(c) && searchPipe(c) == 0 || quietSearch(c) && speaksOfOutput(after) {
 		return false
 	}
 	// The words of the clause right after the search, up to its end; a
@@ -469,16 +468,49 @@ func failsOnWarnings(c string) bool {
 	return false
 }
 
-// quietSearch reports whether a search prints nothing whatever it finds
-// (`grep -q`, `--quiet`, `--silent`): "no output" says nothing of what it
-// must find (attack 64: it was inverted, and passed on a missing pattern).
+// quietSearch reports whether a grep prints nothing whatever it finds
+// (`grep -q`, `-rq`, `--quiet`, `--silent`): "no output" says nothing of
+// what it must find (attack 64: it was inverted, and passed on a missing
+// pattern). Only grep's: rg's -t takes a type (`-tsql`).
 func quietSearch(c string) bool {
-	for _, w := range strings.Fields(uncommented(c)) {
-		if w == "--quiet" || w == "--silent" || len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.ContainsRune(w[1:], 'q') {
+	w := strings.Fields(uncommented(c))
+	if len(w) == 0 || w[0] != "grep" && w[0] != "egrep" && w[0] != "fgrep" && !(w[0] == "git" && len(w) > 1 && w[1] == "grep") {
+		return false
+	}
+	for _, a := range w[1:] {
+		if a == "--quiet" || a == "--silent" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], 'q') &&
+			!strings.ContainsAny(a[1:], "efmABCd") {
 			return true
 		}
 	}
 	return false
+}
+
+// speaksOfOutput reports whether the words after a search speak of what
+// it prints ("Expected: no output", "prints nothing"), not of what it
+// matches ("no matches"): what a quiet search never does.
+func speaksOfOutput(after string) bool {
+	l := strings.ToLower(after)
+	for _, p := range []string{"output", "prints nothing", "print nothing", "nothing printed", "silent"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchAsText is a search with -a (--text) after its program: grep's,
+// rg's and git grep's.
+func searchAsText(c string) string {
+	lead := len(c) - len(strings.TrimLeft(c, " "))
+	w := strings.Fields(c)
+	n := 1
+	if len(w) > 1 && w[0] == "git" && w[1] == "grep" {
+		n = 2
+	}
+	head := strings.Join(w[:n], " ")
+	i := strings.Index(c[lead:], head) + lead + len(head)
+	return c[:i] + " -a" + c[i:]
 }
 
 // uncommented is a command line without a comment at its end: a # that

@@ -596,23 +596,38 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 // reads the number, even beside a flag that enforces a bound of its own
 // (attack 64: `--cov-fail-under=60` against "coverage ≥ 85%").
 func namesBound(text string) bool {
-	prose := labelProse(text, "verify", "verification", "done when")
-	for _, op := range []string{">=", "≥", "<=", "≤", "at least ", "at most ", "no more than ", "no fewer than ", "no less than "} {
-		for rest := prose; ; {
-			i := strings.Index(rest, op)
-			if i < 0 {
-				break
+	title, _, _ := strings.Cut(strings.ToLower(text), "\n")
+	prose := labelProse(text, "verify", "verification", "done when") + "\n" + outsideCode(title)
+	for i := 0; i < len(prose); i++ {
+		if prose[i] < '0' || prose[i] > '9' || i > 0 && (prose[i-1] >= '0' && prose[i-1] <= '9' || prose[i-1] == '.') {
+			continue // the start of a number
+		}
+		j := i
+		for j < len(prose) && (prose[j] >= '0' && prose[j] <= '9' || prose[j] == '.') {
+			j++
+		}
+		num, before, after := prose[i:j], prose[max(0, i-20):i], prose[j:min(len(prose), j+14)]
+		// "≥1 match": that a search finds, its exit.
+		if num == "1" && (strings.HasPrefix(strings.TrimLeft(after, " "), "match") || strings.HasPrefix(strings.TrimLeft(after, " "), "result") ||
+			strings.HasPrefix(strings.TrimLeft(after, " "), "hit") || strings.HasPrefix(strings.TrimLeft(after, " "), "occurrence")) {
+			continue
+		}
+		b := strings.TrimRight(before, " ~")
+		for _, op := range []string{">=", "≥", "<=", "≤", "at least", "at most", "no more than", "no fewer than", "no less than", "more than",
+			"less than", "fewer than", "greater than", "above", "below", "over", "under", "minimum", "maximum", "min", "max", "min.", "max."} {
+			if strings.HasSuffix(b, op) && (len(b) == len(op) || !isLetter(b[len(b)-len(op)-1]) || !isLetter(op[0])) {
+				return true
 			}
-			rest = rest[i+len(op):]
-			r := strings.TrimLeft(rest, " ~")
-			if r == "" || r[0] < '0' || r[0] > '9' {
-				continue
-			}
-			// "≥1 match": that a search finds, its exit.
-			if n, unit, _ := strings.Cut(r, " "); n == "1" && (strings.HasPrefix(unit, "match") || strings.HasPrefix(unit, "result") || strings.HasPrefix(unit, "hit") || strings.HasPrefix(unit, "occurrence")) {
-				continue
-			}
+		}
+		// A lone > or < before the number, not an arrow (->, =>).
+		if n := len(b); n > 0 && (b[n-1] == '>' || b[n-1] == '<') && (n == 1 || b[n-2] != '-' && b[n-2] != '=') {
 			return true
+		}
+		a := strings.TrimLeft(after, "% ")
+		for _, w := range []string{"+", "or more", "or higher", "or above", "or better", "or less", "or lower", "or fewer", "minimum", "at least", "at most"} {
+			if strings.HasPrefix(a, w) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1450,7 +1450,7 @@ func (s *Session) latestCommand(runs []ledger.Run, file string, t tasks.Task, c 
 		// `cd .. && check` from a subfolder, or any `cd X && check` that
 		// moves the shell once: Claude Code reports the call from where
 		// the cd left it, where the check ran.
-		if dir, rest, ok := tasks.CdThen(got); ok && Normalize(rest) == want && !movesShell(rest) && inDir(r.Cwd) && cdLeadsTo(dir, r.Cwd) && !tasks.PipeHidesExit(c) {
+		if dir, rest, ok := tasks.CdThen(got); ok && Normalize(rest) == want && !movesShell(rest) && inDir(r.Cwd) && cdLeadsTo(dir, shellBefore(runs, i, s.Root), r.Cwd) && !tasks.PipeHidesExit(c) {
 			return r, ""
 		}
 		// `(cd web && npm test)`: the check run in web by a subshell, the
@@ -2118,32 +2118,40 @@ func ShellArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// cdLeadsTo reports whether a `cd dir` could have left the shell in cwd,
-// where the call is reported from: an absolute dir is cwd itself, a
-// relative one its last folders (`cd web/app` in …/web/app), `..` any.
-// A call reported from elsewhere (the project's root, when Claude Code
-// keeps the shell there or resets it after a cd out of the project) ran
-// its check in dir, not where it counts (attack 64).
-func cdLeadsTo(dir, cwd string) bool {
-	cwd = filepath.Clean(cwd)
-	if filepath.IsAbs(dir) {
-		return filepath.Clean(dir) == cwd
+// cdLeadsTo reports whether `cd dir`, typed in a shell at before, left it
+// in cwd, where the call is reported from: the check ran there. A call
+// reported from elsewhere (the project's root, when Claude Code keeps the
+// shell there or resets it after a cd out of the project) ran its check
+// in dir, not where it counts (attacks 64 and 65: a decoy folder, `cd ..`
+// from the root). Folders are compared as they resolve (a symlinked
+// folder, `~`).
+func cdLeadsTo(dir, before, cwd string) bool {
+	if strings.HasPrefix(dir, "~") {
+		home, err := os.UserHomeDir()
+		if err != nil || dir != "~" && !strings.HasPrefix(dir, "~/") {
+			return false
+		}
+		dir = home + strings.TrimPrefix(dir, "~")
 	}
-	d := filepath.Clean(strings.TrimPrefix(dir, "./"))
-	if d == "." {
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(before, dir)
+	}
+	if filepath.Clean(dir) == filepath.Clean(cwd) {
 		return true
 	}
-	parts := strings.Split(filepath.ToSlash(d), "/")
-	ups := 0
-	for ups < len(parts) && parts[ups] == ".." {
-		ups++
+	a, err1 := filepath.EvalSymlinks(dir)
+	b, err2 := filepath.EvalSymlinks(cwd)
+	return err1 == nil && err2 == nil && a == b
+}
+
+// shellBefore is where the agent's shell was when runs[i] began: where
+// the Bash call before it was reported from, or the project's root for
+// the session's first.
+func shellBefore(runs []ledger.Run, i int, root string) string {
+	for j := i - 1; j >= 0; j-- {
+		if runs[j].Kind == ledger.KindBash && runs[j].Cwd != "" {
+			return runs[j].Cwd
+		}
 	}
-	if ups == len(parts) {
-		return true // `cd ..`, `cd ../..`: from a folder below, any
-	}
-	rest := filepath.Join(parts[ups:]...)
-	if strings.HasPrefix(dir, "~") || strings.HasPrefix(dir, "-") || slices.Contains(parts[ups:], "..") {
-		return false
-	}
-	return strings.HasSuffix(cwd, string(filepath.Separator)+rest)
+	return root
 }
