@@ -101,6 +101,13 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			}
 		}
 	}
+	// A Verify line that names its command in words ("**Verify**: make
+	// test passes with no failures"): the command, its success the exit.
+	if c := wordsCommand(verify, src); c != "" {
+		if cs := checks([]Command{{c, FromVerifyLine}}); len(cs) > 0 {
+			return cs, ""
+		}
+	}
 	// A `Command:` bullet names the check where nothing else does (attacks
 	// 64 and 65: above a Verify line, a Done when or a Test label it had
 	// taken their place).
@@ -119,6 +126,32 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		out = doSteps(item, first, src)
 	}
 	return out, prose
+}
+
+// wordsCommand is the command a Verify line names in plain words, before
+// the words that say it succeeds ("make test passes with no failures" is
+// `make test`); "" when its words open with no command line (programs on
+// PATH, as CommandLine reads a title's).
+func wordsCommand(verify ast.Node, src []byte) string {
+	if verify == nil {
+		return ""
+	}
+	text := plain(verify, src)
+	_, prose, ok := strings.Cut(text, ":")
+	if !ok || strings.Contains(text, "`") {
+		return ""
+	}
+	prose = strings.TrimSpace(prose)
+	for _, sep := range []string{". ", ", ", "; ", " with ", " and ", " — ", " - ", " ("} {
+		if i := strings.Index(prose, sep); i > 0 {
+			prose = prose[:i]
+		}
+	}
+	c := withoutSuccess(strings.TrimRight(prose, ". "))
+	if c == prose || !CommandLine(c) {
+		return "" // no words of success after it: prose, not a command named
+	}
+	return c
 }
 
 // runSteps are the commands of the plain bullets right under a task that
