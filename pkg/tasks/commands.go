@@ -20,7 +20,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	// A label that names no command (a `**Verification**:` list of files)
 	// may stand above the one that does: each is tried in turn.
 	for v := verify; v != nil; v = labelledAfter(item, first, src, "verify", v) {
-		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
+		if cs := checks(expectedOf(item, first, src, spans(v, src, FromVerifyLine))); len(cs) > 0 {
 			// "Both via `scripts/dotnet`": a program named alone, when the
 			// Do steps run it with arguments, stands for those commands.
 			if do := doSteps(item, first, src); bareOf(cs, do) {
@@ -126,6 +126,26 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		out = doSteps(item, first, src)
 	}
 	return out, prose
+}
+
+// expectedOf reads a Verify line's commands with what an **Expected**
+// bullet of the task says of them ("**Expected**: no output" under `grep
+// -rn X docs/`: the search must find nothing; honest day 63).
+func expectedOf(item *ast.ListItem, first ast.Node, src []byte, cs []Command) []Command {
+	e := labelled(item, first, src, "expected")
+	if e == nil || len(cs) == 0 {
+		return cs
+	}
+	_, words, ok := strings.Cut(plain(e, src), ":")
+	if !ok {
+		return cs
+	}
+	for i, c := range cs {
+		if !strings.Contains(c.Run, "; test ") && !strings.HasPrefix(c.Run, "test -z ") {
+			cs[i].Run, _ = said(c.Run, " — Expected: "+strings.TrimSpace(words), "")
+		}
+	}
+	return cs
 }
 
 // wordsCommand is the command a Verify line names in plain words, before
@@ -970,7 +990,7 @@ func labelledAfter(item *ast.ListItem, first ast.Node, src []byte, label string,
 		}
 		// A plain label ("- Verification: `node --test …`"): the words
 		// before the paragraph's first colon, when they are the label.
-		if tx, ok := n.FirstChild().(*ast.Text); ok && (label == "verify" || label == "command") {
+		if tx, ok := n.FirstChild().(*ast.Text); ok && (label == "verify" || label == "command" || label == "expected") {
 			head, _, colon := strings.Cut(string(tx.Segment.Value(src)), ":")
 			if colon && names(label)[strings.ToLower(strings.TrimSpace(head))] && passed {
 				found = n

@@ -17,6 +17,11 @@ import (
 // next code span, and that span when there is one.
 func said(c, after, next string) (run string, usesNext bool) {
 	run = c
+	if statusClean(c, after) {
+		// `git status --porcelain` "Expected: no output": it exits 0
+		// either way; its output must be empty (honest day 63).
+		return "test -z \"$(" + uncommented(c) + ")\"", false
+	}
 	// A comment at the line's end would hold what is appended, and an
 	// operator in it would hide the search (attacks 64 and 65).
 	nothing := findsNothing(uncommented(c), after)
@@ -215,9 +220,10 @@ func findsNothing(c, after string) bool {
 	for _, e := range []string{"no matches expected", "no match expected", "no results expected", "no hits expected", "nothing expected", "empty expected"} {
 		clause = strings.ReplaceAll(clause, e, "no match")
 	}
-	// "— Expected: **no output**": what is expected, said as a label.
+	// "— Expected: **no output**", "→ Expected: no output": what is
+	// expected, said as a label.
 	for _, e := range []string{"expected output:", "expected:", "expect:", "expected result:"} {
-		if rest, ok := strings.CutPrefix(strings.TrimLeft(clause, " -—–"), e); ok {
+		if rest, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimLeft(clause, " -—–*_"), "→>=- "), e); ok {
 			clause = " " + strings.Trim(rest, " *_") + " "
 			break
 		}
@@ -532,4 +538,31 @@ func uncommented(c string) string {
 		}
 	}
 	return c
+}
+
+// statusClean reports whether c is git's short status (`git status
+// --porcelain`, `-s`, `--short`) and the words after it say its output
+// must be empty ("Expected: no output", "(empty)", "prints nothing").
+func statusClean(c, after string) bool {
+	w := strings.Fields(uncommented(c))
+	if len(w) < 3 || w[0] != "git" || w[1] != "status" || strings.ContainsAny(c, "|;&") {
+		return false
+	}
+	short := false
+	for _, a := range w[2:] {
+		short = short || a == "--porcelain" || a == "-s" || a == "--short" || strings.HasPrefix(a, "--porcelain=")
+	}
+	if !short {
+		return false
+	}
+	l := strings.ToLower(after)
+	if i := strings.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	for _, p := range []string{"no output", "empty", "prints nothing", "nothing", "clean"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
 }
