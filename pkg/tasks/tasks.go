@@ -260,7 +260,7 @@ func parseFile(src []byte) File {
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines, head); ok {
 				t.Section = section
-				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect || t.described) && slices.Contains(personal[:], true) {
+				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect || t.described) && slices.Contains(personal[:], true) && !automated(t) {
 					// A person's check by its section: what they inspect is
 					// theirs, not a qa-engineer's, and a command it names is
 					// what they run to look ("## Human checkpoints").
@@ -290,6 +290,24 @@ func parseFile(src []byte) File {
 	samePerson(f.Tasks)
 	refs(f.Tasks)
 	return f
+}
+
+// automated reports whether a task's own commands are the project's checks
+// (tests, lint, a type check, a build): in a person's section or manual
+// test plan, a box that runs `npm test` is the suite's, not a person's look
+// (honest day 63). A command a person runs to look (a dev server) is not.
+func automated(t Task) bool {
+	if len(t.Commands) == 0 || t.Commands[0].Source != FromVerifyLine && t.Commands[0].Source != FromTitleCode && t.Commands[0].Source != FromVerifyBlock {
+		return false
+	}
+	for _, c := range t.Commands {
+		l := strings.ToLower(c.Run)
+		if !(RunsTests(c.Run) || strings.Contains(l, "lint") || strings.Contains(l, "typecheck") || strings.Contains(l, "type-check") ||
+			strings.Contains(l, "tsc") || strings.Contains(l, "vet") || strings.Contains(l, " build") || strings.Contains(l, "clippy")) {
+			return false
+		}
+	}
+	return true
 }
 
 // samePerson makes a verification task that names no command and repeats
@@ -537,7 +555,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) || len(t.Commands) == 0 && editorCommand(title)
+	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) || len(t.Commands) == 0 && (editorCommand(title) || needsPerson(strings.ToLower(outsideCode(t.Text))))
 	if slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) {
 		// A screenshot passes whatever it shows: a person looks at it.
 		t.Manual = true
@@ -1230,15 +1248,36 @@ func manual(id, kind, title, text string) bool {
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
 		"アクセシビリティ", "无障碍", "sign-off", "sign off", "signs off", "signed off",
 		// The same in the languages task files are written in (corpus six).
-		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동",
-		// An account, session or place the agent does not hold (corpus
-		// thirteen): a live third-party session, a real person's account,
-		// production and its DNS, a decision.
-		"live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
+		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '.' })
+	for i, w := range ws {
+		if w == "manual" || w == "manually" {
+			// "a manual sanity pass", "manual smoke test 3 routes".
+			for _, x := range ws[i+1 : min(i+5, len(ws))] {
+				switch strings.Trim(x, ".") {
+				case "test", "tests", "testing", "check", "checks", "verification", "validation", "review", "qa", "e2e", "inspection", "pass", "sanity", "smoke":
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// needsPerson reports whether a task that names no command of its own
+// checks what the agent cannot hold (corpus thirteen): a live third-party
+// session, a real person's account, production and its DNS, a decision, a
+// gesture on a device. A task that names its command is an automated test
+// of those things (honest day 63: "the swipe test" with its `npm test`).
+func needsPerson(text string) bool {
+	for _, p := range []string{"live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
 		"real corporate", "real account", "real user account", "real customer", "real card", "real payment", "real claude.ai",
 		"via duo", "via sso", "via okta", "slack dm", "send a slack", "production host", "on production",
-		"production environment", "before launch", "before go-live", "decide whether", "decide if", "blocked by: needs",
-		// A gesture, a device's orientation, audio (corpus thirteen).
+		"production environment", "before launch", "before go-live", "decide whether", "decide if",
 		"landscape", "on hardware", "after play", "haptic"} {
 		if strings.Contains(text, p) {
 			return true
@@ -1271,11 +1310,12 @@ func manual(id, kind, title, text string) bool {
 					return true
 				}
 			}
-		case w == "manual" || w == "manually":
-			// "a manual sanity pass", "manual smoke test 3 routes".
-			for _, x := range ws[i+1 : min(i+5, len(ws))] {
+		case w == "needs" || w == "requires":
+			// "blocked by: needs a UI account in another language", "needs
+			// a live session"; not "needs T012 merged".
+			for _, x := range ws[i+1 : min(i+8, len(ws))] {
 				switch strings.Trim(x, ".") {
-				case "test", "tests", "testing", "check", "checks", "verification", "validation", "review", "qa", "e2e", "inspection", "pass", "sanity", "smoke":
+				case "account", "accounts", "session", "sessions", "device", "phone", "human", "person", "operator":
 					return true
 				}
 			}
