@@ -300,6 +300,14 @@ func automated(t Task) bool {
 	if len(t.Commands) == 0 || t.Commands[0].Source != FromVerifyLine && t.Commands[0].Source != FromTitleCode && t.Commands[0].Source != FromVerifyBlock {
 		return false
 	}
+	// "Run `make check` and look at the page": the run is what a person
+	// does before their look.
+	for _, w := range strings.Fields(strings.ToLower(outsideCode(t.Text))) {
+		switch strings.Trim(w, ".,;:!?()*_") {
+		case "look", "looks", "see", "watch", "open", "click", "observe", "inspect", "visually", "page", "screen", "browser", "device", "phone":
+			return false
+		}
+	}
 	for _, c := range t.Commands {
 		l := strings.ToLower(c.Run)
 		if !(RunsTests(c.Run) || strings.Contains(l, "lint") || strings.Contains(l, "typecheck") || strings.Contains(l, "type-check") ||
