@@ -46,12 +46,13 @@ func mapLocal(root, c string) string {
 		return c
 	}
 	written := c
-	if dir, rest, ok := winCdThen(c); ok {
-		// `cd F:\Projects\erp && python -m py_compile erp/api.py`: a
-		// Windows checkout's path, read as the same path here.
-		c = "cd " + dir + " && " + rest
+	dir, rest, ok := winCdThen(c)
+	if !ok {
+		dir, rest, ok = tasks.CdThen(c)
 	}
-	if dir, rest, ok := tasks.CdThen(c); ok && filepath.IsAbs(dir) {
+	// `cd F:\Projects\erp && python -m py_compile erp/api.py` reads as
+	// the same path here (winCdThen), as a Unix one does.
+	if ok && filepath.IsAbs(dir) {
 		if _, err := os.Stat(dir); err == nil {
 			return written
 		}
@@ -84,12 +85,40 @@ func winCdThen(c string) (dir, rest string, ok bool) {
 	if !found {
 		return "", "", false
 	}
-	d, rest, found := strings.Cut(strings.TrimLeft(after, " "), " && ")
-	if !found || len(d) < 4 || d[1] != ':' || d[2] != '\\' || !(d[0] >= 'A' && d[0] <= 'Z' || d[0] >= 'a' && d[0] <= 'z') ||
-		strings.ContainsAny(d, " '\"$`;|&/") || strings.TrimSpace(rest) == "" {
+	after = strings.TrimLeft(after, " ")
+	if a, ok := strings.CutPrefix(after, "/d "); ok {
+		after = strings.TrimLeft(a, " ") // cmd.exe's `cd /d F:\…`
+	}
+	var d string
+	if after != "" && (after[0] == '"' || after[0] == '\'') {
+		// A quoted path: spaces are the path's.
+		j := strings.IndexByte(after[1:], after[0])
+		if j < 0 {
+			return "", "", false
+		}
+		d, rest = after[1:j+1], after[j+2:]
+	} else {
+		i := strings.IndexAny(after, " ;")
+		if i < 0 {
+			return "", "", false
+		}
+		d, rest = after[:i], after[i:]
+	}
+	rest = strings.TrimLeft(rest, " ")
+	switch {
+	case strings.HasPrefix(rest, "&& "):
+		rest = rest[3:]
+	case strings.HasPrefix(rest, "; "), strings.HasPrefix(rest, ";"):
+		rest = strings.TrimPrefix(rest, ";") // PowerShell's separator
+	default:
 		return "", "", false
 	}
-	return "/" + strings.ReplaceAll(strings.TrimRight(d[3:], "\\"), "\\", "/"), strings.TrimSpace(rest), true
+	rest = strings.TrimSpace(rest)
+	if len(d) < 4 || d[1] != ':' || d[2] != '\\' && d[2] != '/' || !(d[0] >= 'A' && d[0] <= 'Z' || d[0] >= 'a' && d[0] <= 'z') ||
+		strings.ContainsAny(d, "'\"$`;|&") || rest == "" {
+		return "", "", false
+	}
+	return "/" + strings.ReplaceAll(strings.TrimRight(d[3:], "\\/"), "\\", "/"), rest, true
 }
 
 // localFiles replaces the words of c that are absolute paths of another
@@ -139,7 +168,9 @@ func hereOf(root, p string, dir bool) (string, bool) {
 	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
 	names := rootNames(root)
 	for i := range parts {
-		if slices.Contains(names, parts[i]) {
+		// As macOS compares names (case aside), and a download's folder
+		// (`repo-main`) for the repository's.
+		if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, parts[i]) }) {
 			sub := filepath.Join(parts[i+1:]...)
 			if sub == "" {
 				if dir {
@@ -186,6 +217,11 @@ func exists(p string, dir bool) bool {
 // for a path that is not on this machine.
 func rootNames(root string) []string {
 	names := []string{filepath.Base(root)}
+	for _, suffix := range []string{"-main", "-master"} {
+		if n, ok := strings.CutSuffix(names[0], suffix); ok && n != "" {
+			names = append(names, n) // GitHub's "Download ZIP" folder
+		}
+	}
 	gitDir := filepath.Join(root, ".git")
 	if b, err := safefile.ReadFile(gitDir, 4096); err == nil {
 		// A worktree's .git file: its config is the main checkout's.

@@ -1,6 +1,11 @@
 package verifygate
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
 
 func TestRepoName(t *testing.T) {
 	for url, want := range map[string]string{
@@ -14,6 +19,36 @@ func TestRepoName(t *testing.T) {
 	} {
 		if got := repoName(url); got != want {
 			t.Errorf("repoName(%q) = %q, want %q", url, got, want)
+		}
+	}
+}
+
+func TestRootNamesDownload(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "shop-main")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := rootNames(root); !slices.Contains(got, "shop") || !slices.Contains(got, "shop-main") {
+		t.Errorf("rootNames(%q) = %q, want shop-main and shop", root, got)
+	}
+}
+
+func TestWinCdThen(t *testing.T) {
+	for c, want := range map[string]string{
+		`cd F:\Projects\erp && make`:          "/Projects/erp|make",
+		`cd F:/Projects/erp && make`:          "/Projects/erp|make",
+		`cd "C:\Users\Ana Maria\erp" && make`: "/Users/Ana Maria/erp|make",
+		`cd /d F:\erp\; make`:                 "/erp|make",
+		`cd erp && make`:                      "",
+		`cd F:\erp`:                           "",
+	} {
+		dir, rest, ok := winCdThen(c)
+		got := ""
+		if ok {
+			got = dir + "|" + rest
+		}
+		if got != want {
+			t.Errorf("winCdThen(%q) = %q, want %q", c, got, want)
 		}
 	}
 }
