@@ -366,6 +366,9 @@ func fileOf(prog string, args []string) string {
 	if strings.ContainsRune(prog, '/') {
 		return prog
 	}
+	if p := searchPath(prog, args); p != "" {
+		return p
+	}
 	if interpreter(filepath.Base(prog)) {
 		for _, a := range args {
 			if a == "-m" || a == "-c" || a == "-e" || a == "--eval" || a == "-p" {
@@ -471,4 +474,38 @@ func hasScript(path, script string) bool {
 		return !found
 	})
 	return found
+}
+
+// searchPath is the folder or file a search names (`grep -rn X src/`):
+// the search runs where that path is, in a monorepo the task file's
+// package (honest day 63: `src/` of packages/web, searched from the
+// root). "" for another command, or a search of no relative path.
+func searchPath(prog string, args []string) string {
+	switch filepath.Base(prog) {
+	case "grep", "egrep", "fgrep", "rg", "ag":
+	default:
+		return ""
+	}
+	pattern := true // the first operand is the pattern, unless -e or -f gave it
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			continue
+		case a == "-e" || a == "-f" || a == "--regexp" || a == "--file":
+			pattern = false
+			i++
+		case a == "-m" || a == "-A" || a == "-B" || a == "-C" || a == "-t" || a == "-T" || a == "-g" || a == "--glob" || a == "--type" || a == "-d" || a == "-D":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case pattern:
+			pattern = false
+		default:
+			p := strings.Trim(a, `"'`)
+			if strings.Contains(p, "/") && !filepath.IsAbs(p) && !strings.ContainsAny(p, "*?[{$`") && !strings.HasPrefix(p, "..") {
+				return p
+			}
+		}
+	}
+	return ""
 }

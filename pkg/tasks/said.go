@@ -466,7 +466,7 @@ func matchFound(o string) bool {
 // `cargo clippy -- -D warnings`, `-Werror`, `eslint --max-warnings 0`):
 // "no warnings" is then its exit.
 func failsOnWarnings(c string) bool {
-	for _, w := range []string{"go vet", "-D warnings", "-Dwarnings", "-Werror", "max-warnings", "--deny warnings", "warnaserror", "warnings-as-errors", "--strict"} {
+	for _, w := range []string{"go vet", "-D warnings", "-Dwarnings", "-Werror", "max-warnings", "--deny warnings", "warnaserror", "warnings-as-errors", "--strict", "tsc "} {
 		if strings.Contains(c, w) {
 			return true
 		}
