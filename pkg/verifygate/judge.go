@@ -801,16 +801,19 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		n.Manual = true
 	case len(n.Commands) == 0 && !n.QA, keepStart && qualityAtStart:
 		q := s.qualityOf(file)
-		if len(n.Commands) == 0 && len(q) > 0 && tasks.NamesTests(t.Title) && !slices.ContainsFunc(q, func(c tasks.Command) bool { return tasks.RunsTests(c.Run) }) {
-			// "Unit test: an expired session returns 401", and the
-			// project's checks run no test (lint and a build): they
-			// pass whatever the test would show. A qa-engineer reads the
-			// test written for it (corpus thirteen).
+		// "Unit test: an expired session returns 401", and the project's
+		// checks run no test (lint and a build): they pass whatever the
+		// test would show. A qa-engineer reads the test written for it
+		// (corpus thirteen). The checks it stood on as the session began
+		// stand beside: words put in its title since loosen nothing.
+		tests := len(n.Commands) == 0 && len(q) > 0 && tasks.NamesTests(t.Title) && !slices.ContainsFunc(q, func(c tasks.Command) bool { return tasks.RunsTests(c.Run) })
+		if tests {
 			n.QA = true
-			break
 		}
-		add(q)
-		n.Quality = true
+		if !tests || keepStart && qualityAtStart {
+			add(q)
+			n.Quality = true
+		}
 	}
 	return n
 }
