@@ -112,10 +112,13 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	// 64 and 65: above a Verify line, a Done when or a Test label it had
 	// taken their place).
 	for v := labelled(item, first, src, "command"); v != nil; v = labelledAfter(item, first, src, "command", v) {
-		if cs := checks(spans(v, src, FromVerifyLine)); len(cs) > 0 {
+		if cs := checks(spans(v, src, FromCommandLine)); len(cs) > 0 {
 			return cs, ""
 		}
 		if cs := checks(blockUnder(v, src)); len(cs) > 0 {
+			for i := range cs {
+				cs[i].Source = FromCommandLine // as the task's file names it (honest day 63)
+			}
 			return cs, ""
 		}
 	}

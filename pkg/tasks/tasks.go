@@ -46,6 +46,7 @@ const (
 	FromVerifyLine  Source = "Verify line"          // `**Verify**: \`cmd\``
 	FromVerifyBlock Source = "Verify block"         // a fence or a list of commands under **Verify**
 	FromDoneWhen    Source = "Done when line"       // `**Done when**: \`cmd\` exits 0`, with no Verify line
+	FromCommandLine Source = "Command line"         // `- Command: \`cmd\``, where nothing else names the check
 	FromTitleCode   Source = "title"                // backticked commands in the title
 	FromTitleText   Source = "title text"           // the title after its colon, when it reads as a command line
 	FromRunStep     Source = "run step"             // a plain bullet under the task that says to run it: "Run `cmd` and ensure …" (Kiro)
@@ -297,7 +298,7 @@ func parseFile(src []byte) File {
 // test plan, a box that runs `npm test` is the suite's, not a person's look
 // (honest day 63). A command a person runs to look (a dev server) is not.
 func automated(t Task) bool {
-	if len(t.Commands) == 0 || t.Commands[0].Source != FromVerifyLine && t.Commands[0].Source != FromTitleCode && t.Commands[0].Source != FromVerifyBlock {
+	if len(t.Commands) == 0 || t.Commands[0].Source != FromVerifyLine && t.Commands[0].Source != FromTitleCode && t.Commands[0].Source != FromVerifyBlock && t.Commands[0].Source != FromCommandLine {
 		return false
 	}
 	// "Run `make check` and look at the page": the run is what a person
