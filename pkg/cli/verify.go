@@ -193,7 +193,11 @@ func runVerify(e *env, args []string) error {
 	}
 	if len(need.Commands) == 0 {
 		if need.QA {
-			fmt.Fprintf(e.stdout, "no command to run: the acceptance criteria are for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", t.Ref, rel)
+			what := "what its words ask to be read is"
+			if t.AC && !t.Inspect {
+				what = "the acceptance criteria are"
+			}
+			fmt.Fprintf(e.stdout, "no command to run: %s for rodin:qa-engineer to judge (/rodin:verify %s %s)\n", what, t.Ref, rel)
 			return nil
 		}
 		if need.Manual {
@@ -503,6 +507,9 @@ type taskView struct {
 	TickedBy string          `json:"ticked_by,omitempty"`        // who ticked a checked verification box, as the session's record has it
 	Problems string          `json:"problems,omitempty"`
 	stands   bool            // its tick stands: judged when it was made (verifygate.Session.TickStands)
+	// acceptance: its reading is of acceptance criteria, not of what its
+	// commands print or its words ask to be looked at.
+	acceptance bool
 }
 
 type checkView struct {
@@ -550,7 +557,7 @@ func runTasks(e *env, args []string) error {
 			return withHint(fmt.Errorf("cannot read the task file %s: %v", rel, errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
 		}
 		for _, t := range tasks.Parse(b) {
-			v := taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, Checked: t.Checked, Optional: t.Optional, Verify: s.IsVerification(rel, t)}
+			v := taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, Checked: t.Checked, Optional: t.Optional, Verify: s.IsVerification(rel, t), acceptance: t.AC && !t.Inspect}
 			if t.InProgress {
 				v.State = "in progress"
 			}
@@ -664,7 +671,7 @@ func runTasks(e *env, args []string) error {
 		}
 		switch {
 		case v.QA != nil && v.Gate == "": // no session to judge it
-			fmt.Fprintf(e.stdout, "        demands a rodin:qa-engineer run (`/rodin:verify %s` has one judge the acceptance criteria)\n", v.Ref)
+			fmt.Fprintf(e.stdout, "        demands a rodin:qa-engineer run (`/rodin:verify %s` has one judge %s)\n", v.Ref, map[bool]string{true: "the acceptance criteria", false: "what its words ask to be read"}[v.acceptance])
 		case v.QA != nil:
 			fmt.Fprintf(e.stdout, "        %-7s a rodin:qa-engineer run%s\n", v.QA.State, detail(*v.QA))
 		}
