@@ -81,7 +81,26 @@ func TestPrintsVerdictForms(t *testing.T) {
 		`unit-tests & wait $!`:                    false,
 		`time make test`:                          false,
 		`out=$(make test)`:                        false,
-		`NODE_ENV=test npm test -- --run 2>&1`:    false,
+		// Attack 66: a status read that says nothing, set-up words that
+		// run the check, inline scripts behind wrappers, substitutions.
+		`make test; test $?`:                    true,
+		`make test; [ "$?" ]`:                   true,
+		`make test; exit ${STATUS:-0}`:          true,
+		`X=0; make test; exit $X`:               true,
+		`make test; exit "$((0))"`:              true,
+		`make test & wait`:                      true,
+		`make test; wait $!`:                    true,
+		`export RESULT=$(make test)`:            true,
+		`set -- $(make test)`:                   true,
+		`trap 'exit 0' EXIT; make test`:         true,
+		`bash -ec 'make test || true'`:          true,
+		`timeout 300 sh -c 'make test || true'`: true,
+		`env CI=1 sh -c 'make test; true'`:      true,
+		`cat <(make test)`:                      true,
+		`make test; S=$?; exit $S`:              false,
+		`timeout 300 make test`:                 false,
+		`bash -ec 'make lint && make test'`:     false,
+		`NODE_ENV=test npm test -- --run 2>&1`:  false,
 	} {
 		if got := PrintsVerdict(c); got != want {
 			t.Errorf("PrintsVerdict(%q) = %v, want %v", c, got, want)
