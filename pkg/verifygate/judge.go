@@ -2126,9 +2126,13 @@ func ShellArg(s string) string {
 // reported from elsewhere (the project's root, when Claude Code keeps the
 // shell there or resets it after a cd out of the project) ran its check
 // in dir, not where it counts (attacks 64 and 65: a decoy folder, `cd ..`
-// from the root). Folders are compared as they resolve (a symlinked
-// folder, `~`).
+// from the root). `~` is the user's home.
 func cdLeadsTo(dir, before, cwd string) bool {
+	// A folder the shell expands (`cd [d]ecoy`, `cd {a,b}`), the previous
+	// folder (`cd -`): where it led is not in its words (attack 67).
+	if dir == "" || dir == "-" || strings.ContainsAny(dir, "*?[]{}") {
+		return false
+	}
 	if strings.HasPrefix(dir, "~") {
 		home, err := os.UserHomeDir()
 		if err != nil || dir != "~" && !strings.HasPrefix(dir, "~/") {
@@ -2139,21 +2143,23 @@ func cdLeadsTo(dir, before, cwd string) bool {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(before, dir)
 	}
-	if filepath.Clean(dir) == filepath.Clean(cwd) {
-		return true
-	}
-	a, err1 := filepath.EvalSymlinks(dir)
-	b, err2 := filepath.EvalSymlinks(cwd)
-	return err1 == nil && err2 == nil && a == b
+	// Compared as written: a symlink's target is where it points when the
+	// tick is judged, which may not be where it pointed when the check ran
+	// (attack 67: a link swapped after the run). A check run through a
+	// symlinked folder is counted by `rodin verify`, not by this rule.
+	return filepath.Clean(dir) == filepath.Clean(cwd)
 }
 
 // shellBefore is where the agent's shell was when runs[i] began: where
 // the Bash call before it was reported from, or the project's root for
 // the session's first.
 func shellBefore(runs []ledger.Run, i int, root string) string {
+	// The same agent's shell, in the foreground: a subagent's call, or
+	// one sent to the background, says nothing of where this shell was
+	// (attack 67).
 	for j := i - 1; j >= 0; j-- {
-		if runs[j].Kind == ledger.KindBash && runs[j].Cwd != "" {
-			return runs[j].Cwd
+		if r := runs[j]; r.Kind == ledger.KindBash && r.Cwd != "" && r.Agent == runs[i].Agent && r.Bg == "" {
+			return r.Cwd
 		}
 	}
 	return root

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/rodin-gate/rodin/pkg/ledger"
 )
 
 func TestRepoName(t *testing.T) {
@@ -50,5 +52,29 @@ func TestWinCdThen(t *testing.T) {
 		if got != want {
 			t.Errorf("winCdThen(%q) = %q, want %q", c, got, want)
 		}
+	}
+}
+
+func TestShellBeforeSameAgent(t *testing.T) {
+	runs := []ledger.Run{
+		{Kind: ledger.KindBash, Cwd: "/p/web"},
+		{Kind: ledger.KindBash, Cwd: "/p"},
+		{Kind: ledger.KindBash, Cwd: "/p/pkg", Agent: "a1"},
+		{Kind: ledger.KindBash, Cwd: "/p/bg", Bg: "b1"},
+		{Kind: ledger.KindBash, Cwd: "/p"},
+	}
+	if got := shellBefore(runs, 4, "/p"); got != "/p" {
+		t.Errorf("shellBefore = %q, want the main agent's foreground /p (attack 67)", got)
+	}
+	if cdLeadsTo("..", shellBefore(runs, 4, "/p"), "/p") {
+		t.Error("cd .. from the root counted as the root")
+	}
+	for _, d := range []string{"[w]eb", "-", "{web,x}", "w*"} {
+		if cdLeadsTo(d, "/p", "/p/web") {
+			t.Errorf("cdLeadsTo(%q) counted a folder the shell expands", d)
+		}
+	}
+	if !cdLeadsTo("web", "/p", "/p/web") || !cdLeadsTo("..", "/p/web", "/p") {
+		t.Error("honest cds not counted")
 	}
 }
