@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rodin-gate/rodin/pkg/safefile"
 	"github.com/rodin-gate/rodin/pkg/tasks"
@@ -45,6 +46,9 @@ func mapLocal(root, c string) string {
 	if root == "" || !namesAbsPath(c) {
 		return c
 	}
+	// The names the project goes by, read once for every path of the
+	// command (its origin from .git/config), and only if one is mapped.
+	names := sync.OnceValue(func() []string { return rootNames(root) })
 	written := c
 	dir, rest, ok := winCdThen(c)
 	if !ok {
@@ -56,8 +60,8 @@ func mapLocal(root, c string) string {
 		if _, err := os.Stat(dir); err == nil {
 			return written
 		}
-		local := localFiles(root, rest, false)
-		switch sub, ok := hereOf(root, dir, true); {
+		local := localFiles(root, names, rest, false)
+		switch sub, ok := hereOf(root, names, dir, true); {
 		case ok && sub == "":
 			return local
 		case ok:
@@ -67,7 +71,7 @@ func mapLocal(root, c string) string {
 		}
 		return written
 	}
-	return localFiles(root, c, true)
+	return localFiles(root, names, c, true)
 }
 
 // namesAbsPath reports whether a command has a word that is an absolute
@@ -124,7 +128,7 @@ func winCdThen(c string) (dir, rest string, ok bool) {
 // localFiles replaces the words of c that are absolute paths of another
 // machine's copy of the project by this project's files: relative to the
 // root when c runs there (atRoot), else absolute.
-func localFiles(root, c string, atRoot bool) string {
+func localFiles(root string, names func() []string, c string, atRoot bool) string {
 	words := strings.Split(c, " ")
 	changed := false
 	for i, w := range words {
@@ -144,7 +148,7 @@ func localFiles(root, c string, atRoot bool) string {
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		sub, ok := hereOf(root, p, false)
+		sub, ok := hereOf(root, names, p, false)
 		if !ok || sub == "" {
 			continue
 		}
@@ -164,9 +168,9 @@ func localFiles(root, c string, atRoot bool) string {
 // dir), or what lies under a component named as the project is (its
 // folder, or its repository: rootNames).
 // "" with ok for the root itself.
-func hereOf(root, p string, dir bool) (string, bool) {
+func hereOf(root string, rootNames func() []string, p string, dir bool) (string, bool) {
 	parts := strings.Split(strings.Trim(filepath.Clean(p), "/"), "/")
-	names := rootNames(root)
+	names := rootNames()
 	for i := range parts {
 		// As macOS compares names (case aside), and a download's folder
 		// (`repo-main`) for the repository's.
