@@ -44,12 +44,20 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 	}
 	var out []Command
+	prev, gap := "", ""
 	for i := 0; i < len(t.code); i++ {
-		if c := t.code[i]; CommandLike(c) && !namedFile(c) {
+		c := t.code[i]
+		if r, ok := nextScript(prev, gap, c); ok {
+			c = r
+		}
+		prev, gap = "", ""
+		if CommandLike(c) && !namedFile(c) {
 			after, next := t.after(i)
 			run, usesNext := said(c, after, next)
 			if usesNext {
 				i++
+			} else {
+				prev, gap = c, after
 			}
 			out = append(out, Command{run, FromTitleCode})
 		}
@@ -1186,13 +1194,24 @@ func isTaskItem(li *ast.ListItem) bool {
 func spans(block ast.Node, src []byte, from Source) []Command {
 	var out []Command
 	skip := map[ast.Node]bool{} // a span that names the directory of the one before
+	var prev ast.Node           // the span of the command before, when this one may continue it
+	prevRun, gap := "", ""
 	ast.Walk(block, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if entering && n.Kind() == ast.KindCodeSpan {
-			if c := strings.TrimSpace(plain(n, src)); CommandLike(c) && !skip[n] {
+			c := strings.TrimSpace(plain(n, src))
+			if prev != nil && prev.NextSibling() != nil && n.Parent() == prev.Parent() {
+				if r, ok := nextScript(prevRun, gap, c); ok {
+					c = r
+				}
+			}
+			prev, prevRun, gap = nil, "", ""
+			if CommandLike(c) && !skip[n] {
 				after, next := followingText(n, src)
 				run, usesNext := said(c, after, plainOrEmpty(next, src))
 				if usesNext {
 					skip[next] = true
+				} else {
+					prev, prevRun, gap = n, c, after
 				}
 				out = append(out, Command{run, from})
 			}
@@ -1201,6 +1220,42 @@ func spans(block ast.Node, src []byte, from Source) []Command {
 		return ast.WalkContinue, nil
 	})
 	return out
+}
+
+// nextScript reads a one-word span after a command and a slash or a comma
+// ("`pnpm -r typecheck` / `lint` / `test` green") as the same runner's next
+// script, `pnpm -r lint`: the author's shorthand. Alone, `lint` names no
+// program, and `test` is the shell's, which exits 1 with no operand.
+func nextScript(prev, gap, word string) (string, bool) {
+	switch strings.TrimSpace(gap) {
+	case "/", ",", "+", "、":
+	default:
+		return "", false
+	}
+	f := strings.Fields(prev)
+	if len(f) < 2 || !scriptName(word) || !scriptName(f[len(f)-1]) || word != "test" && onPath(word) {
+		return "", false
+	}
+	switch path.Base(f[0]) {
+	case "npm", "pnpm", "yarn", "bun", "deno", "nx", "turbo", "make", "just", "task", "cargo", "go", "uv", "poetry", "gradle",
+		"gradlew", "mvn", "mvnw", "dotnet", "composer", "rake", "mise", "melos", "flutter", "dart", "mix", "lerna", "rush":
+		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
+	}
+	return "", false
+}
+
+// scriptName reports whether w may name a package script or a make
+// target: `lint`, `format:check`, `test:e2e`, `type-check`.
+func scriptName(w string) bool {
+	if w == "" || !(w[0] >= 'a' && w[0] <= 'z' || w[0] >= 'A' && w[0] <= 'Z') {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ':' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // followingText is the text after an inline node up to the next code span

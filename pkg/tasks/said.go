@@ -386,6 +386,9 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 			}
 		}
 		if !verb {
+			object, verb = foreignOutput(clause)
+		}
+		if !verb {
 			return false, false
 		}
 	}
@@ -422,6 +425,28 @@ func namesOutput(c, after, next string) (names, valueNext bool) {
 		}
 	}
 	return true, valueNext
+}
+
+// foreignOutput is the value the words after a command say it prints, in
+// the languages task files are written in: "が \"1.4.0\" を返す" (Japanese
+// puts the value before the verb), "devuelve 200", "retourne null".
+func foreignOutput(clause string) (object string, ok bool) {
+	sentence, _, _ := strings.Cut(clause, "\n")
+	for _, v := range []string{"を返す", "を返し", "と出力", "を出力", "と表示", "を表示", "が表示", "返回", "输出"} {
+		if before, _, found := strings.Cut(sentence, v); found {
+			before = strings.TrimSpace(before)
+			for _, p := range []string{"が", "は", "で", "に"} {
+				before = strings.TrimSpace(strings.TrimPrefix(before, p))
+			}
+			return before, before != ""
+		}
+	}
+	for _, v := range []string{"devuelve", "retorna", "imprime", "muestra", "renvoie", "retourne", "affiche", "liefert", "ausgibt", "mostra"} {
+		if rest, found := strings.CutPrefix(sentence, v); found && (rest == "" || rest[0] == ' ' || rest[0] == ':') {
+			return rest, true
+		}
+	}
+	return "", false
 }
 
 // queries reports whether a command line asks a database or a document
