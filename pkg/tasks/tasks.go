@@ -261,6 +261,13 @@ func parseFile(src []byte) File {
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines, head); ok {
 				t.Section = section
+				if t.Verify && t.Kind == "" && !t.Manual && len(t.Commands) == 0 && needsPerson(strings.ToLower(strings.Join(headings[:], " "))) &&
+					!aboutChecks(strings.ToLower(t.Title)) {
+					// What the section's heading names the agent cannot
+					// hold ("Claude Desktop Integration"): its tasks that
+					// name no command are a person's looks at it.
+					t.Manual, t.AC, t.Inspect = true, false, false
+				}
 				if t.Verify && t.Kind == "" && (!t.AC || t.Inspect || t.described) && slices.Contains(personal[:], true) && !automated(t) {
 					// A person's check by its section: what they inspect is
 					// theirs, not a qa-engineer's, and a command it names is
@@ -1290,7 +1297,9 @@ func needsPerson(text string) bool {
 		"real corporate", "real account", "real user account", "real customer", "real card", "real payment", "real claude.ai",
 		"via duo", "via sso", "via okta", "slack dm", "send a slack", "production host", "on production",
 		"production environment", "before launch", "before go-live", "decide whether", "decide if",
-		"landscape", "on hardware", "after play", "haptic"} {
+		"landscape", "on hardware", "after play", "haptic", "claude desktop", "desktop app", "desktop client",
+		"over long operation", "long-running operation", "over time", "overnight", "over several days", "over a week",
+		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定"} {
 		if strings.Contains(text, p) {
 			return true
 		}
@@ -1299,11 +1308,17 @@ func needsPerson(text string) bool {
 	for i, w := range ws {
 		w = strings.Trim(w, ".")
 		switch w {
-		case "dns", "spf", "dkim", "dmarc", "allowlist", "swipe", "swipe-to-delete", "tappable":
+		case "dns", "spf", "dkim", "dmarc", "allowlist", "swipe", "swipe-to-delete", "tappable", "reboot", "rebooting", "reboots", "rebooted":
 			return true
 		}
 		next := ws[i+1 : min(i+3, len(ws))]
 		switch {
+		case w == "phone" || w == "smartphone" || w == "iphone" || w == "ipad" || w == "tablet":
+			// A device in a person's hand (a notification on the phone),
+			// not a field of a form ("phone number validation").
+			if len(next) == 0 || !slices.Contains([]string{"number", "numbers", "field", "fields", "format", "input", "column", "validation", "mask", "prefix"}, next[0]) {
+				return true
+			}
 		case w == "real" || w == "live":
 			// What the repository cannot provide: "a real Stripe
 			// customer", "live round-trip", "real network blip".
