@@ -590,7 +590,10 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}
 	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) }) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
-		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text))
+		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
+		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
+			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
+		})
 	words := inspects(lower) || inspects(verifyLineProse(t.Text))
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
