@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -28,11 +29,36 @@ type commandResult struct {
 // shellCommand runs a task's command line with bash and pipefail when bash
 // is there: `pytest | tail -20` then fails when pytest fails, as a check
 // must (without it, tail's exit is the line's). sh otherwise.
+//
+// The shell reads no start-up file and no variable that changes where a
+// `cd` goes or what runs before the line: CDPATH would take the task's own
+// `cd web && sh check.sh` to another machine's web/ (attack 68), BASH_ENV
+// and ENV name a script the shell runs first, and exported functions stand
+// in for programs. The check runs as the task wrote it, wherever the
+// caller's shell was set up.
 func shellCommand(command string) *exec.Cmd {
+	var cmd *exec.Cmd
 	if bash, err := exec.LookPath("bash"); err == nil {
-		return exec.Command(bash, "-o", "pipefail", "-c", command)
+		cmd = exec.Command(bash, "--noprofile", "--norc", "-o", "pipefail", "-c", command)
+	} else {
+		cmd = exec.Command("sh", "-c", command)
 	}
-	return exec.Command("sh", "-c", command)
+	cmd.Env = checkEnv(os.Environ())
+	return cmd
+}
+
+// checkEnv is env without the variables that change what a shell line
+// does before it runs: CDPATH, BASH_ENV, ENV and exported bash functions.
+func checkEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "CDPATH" || k == "BASH_ENV" || k == "ENV" || strings.HasPrefix(k, "BASH_FUNC_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 func runTaskCommand(root, command string, timeout time.Duration) commandResult {

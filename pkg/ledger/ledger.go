@@ -78,6 +78,7 @@ const (
 	ExitUnsandboxed = -3 // asked to leave Claude Code's sandbox
 	ExitInterpreted = -4 // a non-zero exit Claude Code read as no error (grep's 1)
 	ExitUnknown     = -5 // a skill's inline shell command: no hook sees how it ended
+	ExitCdPath      = -6 // its opening cd went where CDPATH took it, out of where it was reported from
 )
 
 // ExitMeaning says what a negative exit stands for.
@@ -91,6 +92,8 @@ func ExitMeaning(exit int) string {
 		return "it exited non-zero (Claude Code read the exit as no error)"
 	case ExitUnknown:
 		return "it was a skill's inline shell command, whose outcome reaches no hook"
+	case ExitCdPath:
+		return "its cd went to a folder CDPATH chose (the shell printed it), not the one the command names"
 	}
 	return "interrupted"
 }
@@ -736,7 +739,36 @@ func AppendBashAbout(in hookio.Input, data, about string) {
 	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
 		r.Exit = ExitUnsandboxed
 	}
+	if r.Exit == 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") && cdPathJumped(cmd, in.Get("tool_response.stdout").String(), r.Cwd) {
+		r.Exit = ExitCdPath
+	}
 	Append(data, session, r)
+}
+
+// cdPathJumped reports whether a command that opens with `cd DIR` went
+// where CDPATH took it, out of the folder the call was reported from: bash
+// and zsh print the folder a CDPATH entry led to, and the check then ran
+// in another project's DIR, not this one's (attack 68). A folder under the
+// reported one (CDPATH=. finds ./DIR) is where the words lead.
+func cdPathJumped(cmd, stdout, cwd string) bool {
+	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(cmd), "cd "))
+	if len(f) == 0 {
+		return false
+	}
+	switch d := f[0]; {
+	case d == "-", d == ".", d == "..", strings.HasPrefix(d, "/"), strings.HasPrefix(d, "~"), strings.HasPrefix(d, "./"), strings.HasPrefix(d, "../"):
+		return false // CDPATH is not looked in for these
+	}
+	line, _, _ := strings.Cut(stdout, "\n")
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return false
+	}
+	if cwd == "" {
+		return true
+	}
+	line, cwd = filepath.Clean(line), filepath.Clean(cwd)
+	return line != cwd && !strings.HasPrefix(line, strings.TrimSuffix(cwd, "/")+"/")
 }
 
 // AppendSkillShell records a skill's inline shell command as Claude Code

@@ -2133,6 +2133,14 @@ func cdLeadsTo(dir, before, cwd string) bool {
 	if dir == "" || dir == "-" || strings.ContainsAny(dir, "*?[]{}") {
 		return false
 	}
+	// A name CDPATH may take (`cd pkg/..`) whose `..` brings it back to
+	// where it began only as written: with CDPATH it went elsewhere, and
+	// came back here only by a reset (attack 68). `cd ..` and `cd ../x`
+	// are no CDPATH names.
+	if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") && dir != ".." &&
+		slices.Contains(strings.Split(dir, "/"), "..") {
+		return false
+	}
 	if strings.HasPrefix(dir, "~") {
 		home, err := os.UserHomeDir()
 		if err != nil || dir != "~" && !strings.HasPrefix(dir, "~/") {
