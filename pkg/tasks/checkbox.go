@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -91,3 +92,35 @@ func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
 func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}
+
+// Unboxed is the line (1-based) of src that holds a task's title but is
+// no task of now, written as a list item or a box that rodin does not read
+// as one (`- [x​]` with a zero-width space, `-` and a no-break space, a
+// Cyrillic х, `［x］`, `[✓]`, or the box taken away): a box that may look
+// ticked to a person and to a loop, and that no gate judges (attack 68).
+// 0 when there is none.
+func Unboxed(src []byte, now []Task, title string) int {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return 0
+	}
+	tasksAt := map[int]bool{}
+	for _, t := range now {
+		tasksAt[t.Line] = true
+	}
+	for i, line := range strings.Split(string(src), "\n") {
+		j := strings.Index(line, title)
+		if j < 0 || tasksAt[i+1] {
+			continue
+		}
+		prefix := strings.TrimLeftFunc(line[:j], func(r rune) bool { return unicode.IsSpace(r) || IsFormat(r) })
+		if prefix == "" || len(prefix) > 40 {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(prefix)
+		if strings.ContainsRune("-*+•‣◦⁃–—[［(", r) || unicode.IsDigit(r) {
+			return i + 1
+		}
+	}
+	return 0
+}

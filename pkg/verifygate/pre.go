@@ -112,6 +112,9 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 			maps.Copy(s.accepted, st.accepted)
 		}
 	}
+	if t, line := unboxed(before, after, nextBytes, func(t tasks.Task) bool { return s.IsVerification(rel, t) }); line > 0 {
+		return deny("This %s turns the box of %s into text rodin does not read as a box (%s line %d): a box that may look ticked, which no gate judges. To fix: keep its `- [ ]` as it is, and tick it with `[x]` once its checks pass (`rodin verify %s %s`); a task that is no longer wanted is the user's to remove.", tool, t.Name(), rel, line, ShellArg(t.Ref), ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))))
+	}
 	s.SetPresent(rel, after)
 	var items []Item
 	for _, t := range tasks.Ticked(before, after) {
@@ -276,6 +279,25 @@ func invisibleAdded(before, after []tasks.Task, old, next []byte) (int, rune) {
 		return line, r
 	}
 	return 0, 0
+}
+
+// unboxed is an open verification task of before that after no longer
+// has, whose words stand in next on a line that is no box rodin reads
+// (tasks.Unboxed), and that line; 0 when there is none.
+func unboxed(before, after []tasks.Task, next []byte, verification func(tasks.Task) bool) (tasks.Task, int) {
+	keys := map[string]bool{}
+	for _, t := range after {
+		keys[t.Key()] = true
+	}
+	for _, t := range before {
+		if t.Checked || keys[t.Key()] || !verification(t) {
+			continue
+		}
+		if line := tasks.Unboxed(next, after, t.Title); line > 0 {
+			return t, line
+		}
+	}
+	return tasks.Task{}, 0
 }
 
 // ticksABox reports whether an edit's new text holds a ticked box its old

@@ -446,6 +446,27 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		return nil, why
 	}
 	delete(st.unread, rel)
+	if o.mine && known == nil && s.Baseline != nil {
+		// A box of the session's start the agent turned into text that is
+		// no box (a look-alike, the box taken away): the file is not what
+		// the gate can judge, as if unreadable, until the box is back
+		// (attack 68).
+		here := map[string]bool{}
+		for _, t := range parsed {
+			here[t.Key()] = true
+		}
+		for _, sn := range s.Baseline.Files[rel] {
+			parts := strings.Split(sn.Title, "\x00")
+			if !sn.Verify || sn.Checked || here[sn.Key] || len(parts) < 2 {
+				continue
+			}
+			if line := tasks.Unboxed(src, parsed, parts[1]); line > 0 {
+				why := fmt.Sprintf("the box of %s on line %d of %s was turned into text rodin does not read as a box (it may look ticked, and no gate judges it); put its `- [ ]` back", sn.Key, line, rel)
+				st.unread[rel] = unread{time: time.Now().UnixNano(), agent: o.agent, why: why}
+				return nil, why
+			}
+		}
+	}
 	s.SetPresent(rel, parsed)
 	if s.accepted == nil {
 		s.accepted = maps.Clone(st.accepted)
