@@ -476,6 +476,23 @@ func hasScript(path, script string) bool {
 	return found
 }
 
+// searchOptionArg are the options of grep, rg and ag whose value is the
+// next word when it is not joined by `=` (attack 68: `--exclude-dir
+// node_modules "api/v1" src/` had read the pattern as the path).
+var searchOptionArg = map[string]bool{
+	"-m": true, "-A": true, "-B": true, "-C": true, "-t": true, "-T": true, "-g": true, "-d": true, "-D": true, "-r": true,
+	"-M": true, "-j": true, "-E": true, "-G": true, "-p": true,
+	"--glob": true, "--iglob": true, "--type": true, "--type-not": true, "--type-add": true, "--type-clear": true,
+	"--max-count": true, "--after-context": true, "--before-context": true, "--context": true, "--devices": true,
+	"--directories": true, "--binary-files": true, "--label": true, "--exclude": true, "--include": true,
+	"--exclude-dir": true, "--exclude-from": true, "--include-dir": true, "--replace": true, "--max-columns": true,
+	"--threads": true, "--encoding": true, "--ignore-file": true, "--max-depth": true, "--maxdepth": true, "--depth": true,
+	"--pre": true, "--pre-glob": true, "--sort": true, "--sortr": true, "--path-separator": true, "--colors": true,
+	"--color": true, "--context-separator": true, "--field-match-separator": true, "--field-context-separator": true,
+	"--engine": true, "--dfa-size-limit": true, "--regex-size-limit": true, "--max-filesize": true, "--ignore": true,
+	"--ignore-dir": true, "--file-search-regex": true, "--path-to-ignore": true, "--pager": true, "--group-separator": true,
+}
+
 // searchPath is the folder or file a search names (`grep -rn X src/`):
 // the search runs where that path is, in a monorepo the task file's
 // package (honest day 63: `src/` of packages/web, searched from the
@@ -495,8 +512,8 @@ func searchPath(prog string, args []string) string {
 		case a == "-e" || a == "-f" || a == "--regexp" || a == "--file":
 			pattern = false
 			i++
-		case a == "-m" || a == "-A" || a == "-B" || a == "-C" || a == "-t" || a == "-T" || a == "-g" || a == "--glob" || a == "--type" || a == "-d" || a == "-D":
-			i++
+		case searchOptionArg[a]:
+			i++ // an option's value in the next word (`--exclude-dir node_modules`), no operand
 		case strings.HasPrefix(a, "-"):
 		case pattern:
 			pattern = false

@@ -91,3 +91,21 @@ func TestRunDirFound(t *testing.T) {
 		}
 	}
 }
+
+// The folder a search names, after options whose value is the next word.
+func TestSearchPath(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{`grep -rn console.log src/widgets/`, "src/widgets/"},
+		{`grep -rn --exclude-dir node_modules "api/v1" src/`, "src/"},
+		{`grep -rn --include '*.ts' -e TODO src/app`, "src/app"},
+		{`rg -g '!*.md' --max-depth 3 foo pkg/api`, "pkg/api"},
+		{`rg -t go -M 200 "a/b" internal/x`, "internal/x"},
+		{`grep -rn "a/b"`, ""},
+		{`ls src/`, ""},
+	} {
+		prog, args := progArgs(c.cmd)
+		if got := searchPath(prog, args); got != c.want {
+			t.Errorf("searchPath(%s) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

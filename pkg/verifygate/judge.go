@@ -242,6 +242,17 @@ func (s *Session) startDir(file, c string) (string, bool) {
 			return now, true
 		}
 		return s.Root, true
+	case strings.HasPrefix(d, "^"):
+		// A file found nowhere when the session began: where it is now,
+		// in the task file's package of then or above it, or in one of
+		// the root's workspaces; not in a package made since below.
+		pkg := filepath.Join(s.Root, filepath.FromSlash(d[1:]))
+		now := tasks.RunDir(s.Root, file, c)
+		if now == pkg || strings.HasPrefix(pkg, strings.TrimSuffix(now, string(filepath.Separator))+string(filepath.Separator)) ||
+			now != s.Root && tasks.WorkspaceOf(s.Root, now) {
+			return now, true
+		}
+		return pkg, true
 	}
 	return filepath.Join(s.Root, filepath.FromSlash(d)), true
 }

@@ -915,8 +915,19 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 		// workspaces (a package made since), else at the root.
 		dir, found := tasks.RunDirFound(root, rel, c)
 		if !found {
-			if tasks.RootCannotRun(root, c) {
+			switch {
+			case tasks.RootCannotRun(root, c):
 				byCmd[c] = "?"
+			case tasks.ScriptOf(c) != "":
+				// A file found nowhere yet runs where it is once made,
+				// but never in a package made since below the task
+				// file's package of now ("^": it or above; attack 68: a
+				// decoy package beside the task file took a search).
+				p, err := filepath.Rel(root, tasks.PackageDir(root, rel))
+				if err != nil {
+					p = "."
+				}
+				byCmd[c] = "^" + filepath.ToSlash(p)
 			}
 			return
 		}
