@@ -956,6 +956,10 @@ type Verdict struct {
 	// Unreadable is set when the evidence could not be read: the task is
 	// unverified, and this says why.
 	Unreadable string
+	// NoStart is set when the session has no record of its start (the
+	// baseline): what the task needed then is not known, so no run can
+	// show it passed; a waiver of the user's still stands.
+	NoStart bool
 }
 
 // OK reports whether the box may be ticked.
@@ -966,7 +970,7 @@ func (v Verdict) OK() bool {
 	if v.Need.Waiver != nil {
 		return true
 	}
-	if v.NoCheck || v.Need.Manual {
+	if v.NoCheck || v.Need.Manual || v.NoStart {
 		return false
 	}
 	for _, f := range v.Findings {
@@ -988,7 +992,7 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	var times []time.Time
 	var refs []*Finding
 	for _, it := range items {
-		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task), Damaged: s.Damaged}
+		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task), Damaged: s.Damaged, NoStart: s.Baseline == nil}
 		if len(v.Need.Commands) == 0 && !v.Need.QA && !v.Need.Manual {
 			v.NoCheck = true
 		}
@@ -1938,6 +1942,11 @@ func (v Verdict) Explain() string {
 	}
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
+	}
+	if v.NoStart && v.Need.Waiver == nil {
+		// A full disk at the session's start (attack 68): the commands a
+		// task had then are not known, and the agent may have changed them.
+		parts = append(parts, "rodin has no record of the task boxes as this session began (its start could not write one: a full disk, or rodin was enabled during the session), so what its checks were then is not known and no run can stand for them: a new session records them (or the user waives the task)")
 	}
 	if v.Need.ChangedBefore && v.Need.Waiver == nil {
 		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several; a change saved while the agent's command ran, the user's own too, is taken for the agent's): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
