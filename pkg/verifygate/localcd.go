@@ -174,7 +174,7 @@ func hereOf(root string, rootNames func() []string, p string, dir bool) (string,
 	for i := range parts {
 		// As macOS compares names (case aside), and a download's folder
 		// (`repo-main`) for the repository's.
-		if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, parts[i]) }) {
+		if slices.ContainsFunc(names, func(n string) bool { return sameProject(n, parts[i]) }) {
 			sub := filepath.Join(parts[i+1:]...)
 			if sub == "" {
 				if dir {
@@ -192,6 +192,22 @@ func hereOf(root string, rootNames func() []string, p string, dir bool) (string,
 		}
 	}
 	return "", false
+}
+
+// sameProject reports whether an author's folder name is the project's
+// name n: the same, case aside (macOS compares so), or its first words
+// (`lattice` for the repository lattice-protocol, `lattice-protocol` for
+// the folder lattice-protocol-v2; corpus fourteen): a clone named short,
+// or the repository named long. Four letters at least, whole words only.
+func sameProject(n, folder string) bool {
+	if strings.EqualFold(n, folder) {
+		return true
+	}
+	short, long := strings.ToLower(n), strings.ToLower(folder)
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return len(short) >= 4 && strings.HasPrefix(long, short) && strings.ContainsRune("-_.", rune(long[len(short)]))
 }
 
 // namesProjectPaths reports whether a command names a relative path with a
