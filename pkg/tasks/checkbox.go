@@ -13,7 +13,7 @@ import (
 )
 
 // checkBox is a task-list box at the start of a list item: GFM's `[ ]`,
-// `[x]` and `[X]`, and Kiro's `[-]` (in progress: not done) and `[ ]*`
+// `[x]` and `[X]`, Kiro's `[-]` and others' `[/]` (in progress: not done) and `[ ]*`
 // (an optional task).
 type checkBox struct {
 	ast.BaseInline
@@ -56,7 +56,9 @@ func (checkboxParser) Parse(parent ast.Node, block text.Reader, _ parser.Context
 	case ' ', '\t':
 	case 'x', 'X':
 		box.Checked = true
-	case '-':
+	case '-', '/':
+		// Kiro's `[-]`, and `[/]` of other planners (Antigravity, the
+		// Obsidian Tasks convention): in progress, not done.
 		box.InProgress = true
 	default:
 		return nil

@@ -67,7 +67,7 @@ func Reflip(prev File, old, next []byte) (f File, ok bool) {
 		}
 		t := &f.Tasks[k]
 		t.Checked = next[i] == 'x' || next[i] == 'X'
-		t.InProgress = next[i] == '-'
+		t.InProgress = next[i] == '-' || next[i] == '/'
 	}
 	text := string(next)
 	for j := range f.Tasks {
@@ -85,7 +85,7 @@ const maxFlips = 256
 // isBoxMark reports whether c is a mark checkboxParser reads between the
 // brackets.
 func isBoxMark(c byte) bool {
-	return c == ' ' || c == '\t' || c == 'x' || c == 'X' || c == '-'
+	return c == ' ' || c == '\t' || c == 'x' || c == 'X' || c == '-' || c == '/'
 }
 
 // firstDiff is the first index where a and b (of one length) differ, -1

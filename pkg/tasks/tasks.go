@@ -1189,13 +1189,13 @@ func namesACs(prose string) bool {
 
 // personHeading reports whether a section's heading says its tasks are a
 // person's checks: "Manual Verification Tasks", "Human checkpoints",
-// "Manual QA", "Ручная проверка"; not "Update the manual" or "Human
-// resources API".
+// "Manual QA", "Human-in-the-loop tasks", "Owner tasks", "Ручная проверка";
+// not "Update the manual" or "Human resources API".
 func personHeading(h string) bool {
 	h = strings.ToLower(h)
 	words := strings.Fields(h)
 	for i, w := range words {
-		if w = strings.Trim(w, ".,;:!?()*_#"); w != "manual" && w != "manually" && w != "human" && w != "person" {
+		if w = strings.Trim(w, ".,;:!?()*_#"); w != "manual" && w != "manually" && w != "human" && w != "person" && w != "human-in-the-loop" && w != "hitl" && w != "owner" && w != "operator" {
 			continue
 		}
 		if i == 0 && len(words) == 1 {
