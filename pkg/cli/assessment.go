@@ -177,7 +177,7 @@ func criticsOn(path string, d *planfile.Doc, log evidence.Log) ([]evidence.Criti
 	if _, err := latestCritic(path, d, log); err != nil {
 		return nil, err
 	}
-	runs := provenance.Usable(log.CriticsOn(d.PlanDigest()))
+	runs := provenance.Usable(log.CriticsOn(d.PlanDigest(), d.PlanSight()))
 	if len(runs) == 0 {
 		return nil, withHint(errors.New("no critic answer on the plan as it stands could be parsed"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
 	}
@@ -194,7 +194,7 @@ func latestCritic(path string, d *planfile.Doc, log evidence.Log) (evidence.Crit
 	switch {
 	case !ok:
 		return c, withHint(fmt.Errorf("no critic run was recorded for %s", path), "launch the rodin:critic agent with the output of `rodin prompt critic` as its prompt")
-	case c.Plan != d.PlanDigest():
+	case !evidence.OnPlan(c, d.PlanDigest(), d.PlanSight()):
 		return c, withHint(errors.New("the latest critic run did not assess the plan as it stands (its prompt must be exactly `rodin prompt critic` output)"), "launch the rodin:critic agent again with the output of `rodin prompt critic` as its prompt")
 	}
 	return c, nil

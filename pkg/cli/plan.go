@@ -327,11 +327,11 @@ func status(e *env, d *planfile.Doc, path, cwd string) statusReport {
 	case err != nil:
 		r.Provenance, r.Broken = "unreadable", err.Error()
 	default:
-		r.Critics, r.Running = len(log.CriticsOn(d.PlanDigest())), len(log.Launches)
+		r.Critics, r.Running = len(log.CriticsOn(d.PlanDigest(), d.PlanSight())), len(log.Launches)
 		c, hasCritic := log.LastCritic()
 		v, hasValidator := log.LastValidator()
 		if hasCritic {
-			r.Critic = &criticView{c.High, c.Medium, c.Low, c.TS, c.Plan == d.PlanDigest(), c.GapsSeen, c.Model}
+			r.Critic = &criticView{c.High, c.Medium, c.Low, c.TS, evidence.OnPlan(c, d.PlanDigest(), d.PlanSight()), c.GapsSeen, c.Model}
 		}
 		if hasValidator {
 			r.Validator = &validatorV{v.Verdict, v.Reason, v.TS}

@@ -69,7 +69,7 @@ func decode(b []byte) (Log, error) {
 
 func critic(c gjson.Result) CriticRun {
 	return CriticRun{
-		AgentID: c.Get("agent_id").String(), Plan: c.Get("plan").String(), GapsSeen: c.Get("gaps_seen").Bool(),
+		AgentID: c.Get("agent_id").String(), Plan: c.Get("plan").String(), Sight: c.Get("sight").String(), GapsSeen: c.Get("gaps_seen").Bool(),
 		Model: c.Get("model").String(), Findings: c.Get("findings").String(), Answer: c.Get("answer").String(),
 		ByFile: c.Get("by_file").Bool(), Reads: reads(c.Get("reads")), Complete: c.Get("complete").Bool(), Missing: c.Get("missing").String(),
 		High: int(c.Get("high").Int()), Medium: int(c.Get("medium").Int()), Low: int(c.Get("low").Int()), TS: c.Get("ts").String(),
@@ -87,7 +87,7 @@ func reads(a gjson.Result) []Read {
 
 func validator(c gjson.Result) ValidatorRun {
 	r := ValidatorRun{
-		AgentID: c.Get("agent_id").String(), Gaps: c.Get("gaps").String(), Findings: c.Get("findings").String(),
+		AgentID: c.Get("agent_id").String(), Gaps: c.Get("gaps").String(), GapsSight: c.Get("gaps_sight").String(), Findings: c.Get("findings").String(),
 		Model: c.Get("model").String(), Verdict: c.Get("verdict").String(), Reason: c.Get("reason").String(), TS: c.Get("ts").String(),
 	}
 	for _, id := range c.Get("critics").Array() {

@@ -55,6 +55,7 @@ const MaxAnswer = 48 << 10
 type CriticRun struct {
 	AgentID  string `json:"agent_id,omitempty"`
 	Plan     string `json:"plan"`             // the plan digest when the prompt was exactly `rodin prompt critic` output; else ""
+	Sight    string `json:"sight,omitempty"`  // with Plan: the plan as a reader sees it (planfile.Doc.PlanSight)
 	GapsSeen bool   `json:"gaps_seen"`        // the prompt held text from the gaps block
 	Model    string `json:"model,omitempty"`  // what overrode the agent's model or effort (provenance.Override), "" when nothing did
 	Findings string `json:"findings"`         // digest of the findings as parsed; "" when unparseable
@@ -76,14 +77,15 @@ type CriticRun struct {
 
 // ValidatorRun is what the hooks saw of one rodin:validator run.
 type ValidatorRun struct {
-	AgentID  string   `json:"agent_id,omitempty"`
-	Gaps     string   `json:"gaps"`              // the gaps digest when the prompt was exactly `rodin prompt validator` output; else ""
-	Critics  []string `json:"critics,omitempty"` // with Gaps: the critic runs whose answers the prompt held
-	Findings string   `json:"findings"`          // digest of the findings the prompt held, as parsed
-	Model    string   `json:"model,omitempty"`   // what overrode the agent's model or effort, "" when nothing did
-	Verdict  string   `json:"verdict"`           // pass, fail, or "" when the answer could not be parsed
-	Reason   string   `json:"reason"`
-	TS       string   `json:"ts"`
+	AgentID   string   `json:"agent_id,omitempty"`
+	Gaps      string   `json:"gaps"`                 // the gaps digest when the prompt was exactly `rodin prompt validator` output; else ""
+	GapsSight string   `json:"gaps_sight,omitempty"` // with Gaps: the gaps as a reader sees them (planfile.Doc.GapsSight)
+	Critics   []string `json:"critics,omitempty"`    // with Gaps: the critic runs whose answers the prompt held
+	Findings  string   `json:"findings"`             // digest of the findings the prompt held, as parsed
+	Model     string   `json:"model,omitempty"`      // what overrode the agent's model or effort, "" when nothing did
+	Verdict   string   `json:"verdict"`              // pass, fail, or "" when the answer could not be parsed
+	Reason    string   `json:"reason"`
+	TS        string   `json:"ts"`
 }
 
 // Read is one page a Read of one of rodin's input files returned to an
@@ -282,14 +284,21 @@ func (l *Log) AddCritic(r CriticRun) {
 
 // CriticsOn are the finished critic runs on plan digest plan, in the order
 // they finished.
-func (l *Log) CriticsOn(plan string) []CriticRun {
+func (l *Log) CriticsOn(plan, sight string) []CriticRun {
 	var out []CriticRun
 	for _, r := range l.Critics {
-		if plan != "" && r.Plan == plan {
+		if OnPlan(r, plan, sight) {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// OnPlan reports whether an exact critic run was on the plan of digest plan,
+// or on a version a reader sees the same (sight): a change of white space
+// or of invisible characters is no new plan to judge again.
+func OnPlan(r CriticRun, plan, sight string) bool {
+	return r.Plan != "" && (r.Plan == plan || sight != "" && r.Sight == sight)
 }
 
 // AddValidator appends a finished validator run. Past MaxValidators it

@@ -15,6 +15,8 @@ import (
 	"github.com/rodin-gate/rodin/pkg/hookio"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxSize caps how much of a plan file rodin reads. A larger file is treated
@@ -504,6 +506,49 @@ func (d *Doc) GapsDigest() string {
 		d.gapsDigest = d.digest(d.inGaps)
 	}
 	return d.gapsDigest
+}
+
+// PlanSight and GapsSight digest the plan and the gaps as a reader sees
+// them: each line's words, with runs of white space one space, format
+// characters (zero-width spaces, joiners) and blank lines left out. Two
+// versions with the same sight differ in nothing the user is shown: the
+// runs on one are runs on the other (SPEC 5a; attack 69: a trailing space
+// had made a new plan, and a fresh critic and validator the verdict).
+func (d *Doc) PlanSight() string { return d.sight(d.inPlan) }
+
+// GapsSight is PlanSight's for the gaps.
+func (d *Doc) GapsSight() string { return d.sight(d.inGaps) }
+
+func (d *Doc) sight(keep func(int) bool) string {
+	d.full()
+	h := sha256.New()
+	var line []byte
+	for i := range d.lines {
+		if !keep(i) {
+			continue
+		}
+		line = line[:0]
+		space := false
+		for _, r := range string(d.lineText(i)) {
+			switch {
+			case unicode.Is(unicode.Cf, r):
+				continue
+			case unicode.IsSpace(r):
+				space = len(line) > 0
+				continue
+			}
+			if space {
+				line = append(line, ' ')
+				space = false
+			}
+			line = utf8.AppendRune(line, r)
+		}
+		if len(line) > 0 {
+			h.Write(line)
+			h.Write([]byte{'\n'})
+		}
+	}
+	return "s" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Changed names what differs between the digests recorded in the trailer and

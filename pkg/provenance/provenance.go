@@ -129,21 +129,21 @@ func Launch(d *planfile.Doc, log *evidence.Log, agent, prompt, model, ts, inputD
 		r := evidence.CriticRun{TS: ts, Model: model, GapsSeen: sawGaps(d, prompt)}
 		switch p := Normalize(prompt); {
 		case p == Normalize(CriticPrompt(d)):
-			r.Plan = d.PlanDigest()
+			r.Plan, r.Sight = d.PlanDigest(), d.PlanSight()
 		case inputDir != "" && p == Normalize(CriticReadPrompt(filepath.Join(inputDir, CriticInputName(d.PlanDigest())))):
-			r.Plan, r.ByFile = d.PlanDigest(), true
+			r.Plan, r.Sight, r.ByFile = d.PlanDigest(), d.PlanSight(), true
 		}
 		l.Critic = &r
 	default:
 		r := evidence.ValidatorRun{TS: ts, Model: model, Findings: assess.FindingsDigest(prompt)}
-		runs := Usable(log.CriticsOn(d.PlanDigest()))
+		runs := Usable(log.CriticsOn(d.PlanDigest(), d.PlanSight()))
 		answers := make([]string, len(runs))
 		ids := make([]string, len(runs))
 		for i, c := range runs {
 			answers[i], ids[i] = c.Answer, c.AgentID
 		}
 		if len(runs) > 0 && Normalize(prompt) == Normalize(ValidatorPrompt(d, answers)) {
-			r.Gaps, r.Critics = d.GapsDigest(), ids
+			r.Gaps, r.GapsSight, r.Critics = d.GapsDigest(), d.GapsSight(), ids
 		}
 		l.Validator = &r
 	}
@@ -335,18 +335,19 @@ type Judgement struct {
 // error naming what is missing, still running or not evidence.
 func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 	plan, gaps := d.PlanDigest(), d.GapsDigest()
+	sight, gapsSight := d.PlanSight(), d.GapsSight()
 	if log.Overflowed != "" && log.Overflowed == plan {
 		return Judgement{}, fmt.Errorf("more than %d critic runs were made on this plan (or launched and never finished), so rodin cannot know them all: edit the plan and assess it again", evidence.MaxCritics)
 	}
 	if log.GapsOverflowed != "" && log.GapsOverflowed == gaps {
 		return Judgement{}, fmt.Errorf("more than %d validator runs were made on these gaps, so rodin cannot know them all: edit the gaps and assess the plan again", evidence.MaxValidators)
 	}
-	all := log.CriticsOn(plan)
+	all := log.CriticsOn(plan, sight)
 	ids := map[string]bool{}
 	for _, r := range all {
 		ids[r.AgentID] = true
 	}
-	if len(all) == 0 && !inFlight(log, plan) {
+	if len(all) == 0 && !inFlight(log, plan, sight) {
 		return Judgement{}, errors.New("no critic run was recorded on the plan as it stands (the critic must run as the rodin:critic agent with exactly `rodin prompt critic` output as its prompt)")
 	}
 	for _, r := range all {
@@ -362,7 +363,7 @@ func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 	// A critic in flight on this plan counts before it answers.
 	for _, id := range sortedLaunches(log) {
 		l := log.Launches[id]
-		if l.Critic != nil && l.Critic.Plan != "" && l.Critic.Plan == plan {
+		if l.Critic != nil && evidence.OnPlan(*l.Critic, plan, sight) {
 			return Judgement{}, fmt.Errorf("the critic run launched at %s (agent %s) on this plan has not finished, and every critic run counts: wait for it (`rodin findings` waits), then run `rodin prompt validator` and the validator again", l.TS, id)
 		}
 	}
@@ -387,7 +388,7 @@ func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 		want[i] = r.AgentID
 	}
 	onThese := func(v *evidence.ValidatorRun) bool {
-		if v.Gaps == "" || v.Gaps != gaps || len(v.Critics) == 0 {
+		if v.Gaps == "" || v.Gaps != gaps && (gapsSight == "" || v.GapsSight != gapsSight) || len(v.Critics) == 0 {
 			return false
 		}
 		for _, id := range v.Critics {
@@ -433,9 +434,9 @@ func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 }
 
 // inFlight reports whether an exact critic run on plan is in flight.
-func inFlight(log evidence.Log, plan string) bool {
+func inFlight(log evidence.Log, plan, sight string) bool {
 	for _, l := range log.Launches {
-		if l.Critic != nil && l.Critic.Plan != "" && l.Critic.Plan == plan {
+		if l.Critic != nil && evidence.OnPlan(*l.Critic, plan, sight) {
 			return true
 		}
 	}
