@@ -297,8 +297,14 @@ func (d *Doc) StrayGapsLines() []string {
 }
 
 // stepLike reports whether a line a gap's item wraps onto starts like a
-// list item, a heading, HTML, a quote, a fence or a table row.
+// list item, a heading, HTML, a quote, a fence or a table row, in any
+// script a reader takes for one (attack 69): a bullet or a dash of
+// another alphabet (`•`, `‐`), a number or a letter and its `.`, `)` or
+// `:` before any space (a no-break space, `5)Rotate`, full-width `４．`),
+// "Step 5". Prose goes on with a word, a number in a sentence, or an
+// opening quote, parenthesis or emphasis.
 func stepLike(t []byte) bool {
+	t = bytes.TrimLeftFunc(t, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) })
 	if len(t) == 0 {
 		return false
 	}
@@ -309,7 +315,42 @@ func stepLike(t []byte) bool {
 	case '#', '<', '|':
 		return true
 	}
-	return bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))
+	if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) {
+		return true
+	}
+	// Full-width forms read as their ASCII letters, digits and marks.
+	w := []rune(string(t))
+	for i, r := range w {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			w[i] = r - 0xFEE0
+		}
+	}
+	switch r := w[0]; {
+	case strings.ContainsRune("(\"'`*_[“”‘’«»¿¡", r):
+	case unicode.IsPunct(r) || unicode.IsSymbol(r):
+		return true // a bullet, a dash, a star or an arrow of any script
+	}
+	// A label of one to three letters or digits and its mark: "3.", "a)",
+	// "IV:"; then a space of any kind, or the step's first word at once.
+	k := 0
+	for k < len(w) && k < 4 && (unicode.IsDigit(w[k]) || unicode.IsLetter(w[k])) {
+		k++
+	}
+	label := string(w[:k])
+	digits := strings.IndexFunc(label, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
+	roman := strings.Trim(strings.ToLower(label), "ivx") == ""
+	if k > 0 && k <= 3 && (digits || k == 1 || roman) && k < len(w) && strings.ContainsRune(".)：:", w[k]) {
+		if k+1 == len(w) || unicode.IsSpace(w[k+1]) || unicode.IsLetter(w[k+1]) && (unicode.IsDigit(w[0]) || w[k] == ')') {
+			return true
+		}
+	}
+	// "Step 5:", "Step 5 -"
+	if f := strings.Fields(strings.ToLower(string(w))); len(f) > 1 && (f[0] == "step" || f[0] == "paso" || f[0] == "étape" || f[0] == "schritt") {
+		if n := strings.TrimRight(f[1], ".:)-"); n != "" && strings.IndexFunc(n, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func shortLine(s string) string {
