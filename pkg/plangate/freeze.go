@@ -31,9 +31,14 @@ import (
 // frozen is the gate's record of the plan in the approval dialog.
 type frozen struct {
 	path, plan, gaps, call string
+	validation             string // the sum of the verdict line the gate let through
 }
 
-const frozenMagic = "rodin frozen 1"
+const frozenMagic = "rodin frozen 2"
+
+// validationSum sums a plan's `rodin:validation` value: a line of the file
+// the user is shown, which no digest covers.
+func validationSum(d *planfile.Doc) string { return planfile.Digest([]byte(d.Trailer().Validation)) }
 
 // frozenPath is the session's record, "" without a data directory or a
 // usable session id.
@@ -54,7 +59,7 @@ func freeze(getenv func(string) string, session, real, call string, doc *planfil
 	if p == "" || call == "" {
 		return nil
 	}
-	text := strings.Join([]string{frozenMagic, real, doc.PlanDigest(), doc.GapsDigest(), call}, "\n") + "\n"
+	text := strings.Join([]string{frozenMagic, real, doc.PlanDigest(), doc.GapsDigest(), call, validationSum(doc)}, "\n") + "\n"
 	if have, err := safefile.ReadFile(p, 64<<10); err == nil && string(have) == text {
 		return nil // the same call asked again
 	}
@@ -82,10 +87,10 @@ func readFrozen(getenv func(string) string, session string) (f frozen, ok bool, 
 		return f, true, err
 	}
 	fields := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if len(fields) != 5 || fields[0] != frozenMagic {
+	if len(fields) != 6 || fields[0] != frozenMagic {
 		return f, true, fmt.Errorf("%s is damaged", p)
 	}
-	return frozen{path: fields[1], plan: fields[2], gaps: fields[3], call: fields[4]}, true, nil
+	return frozen{path: fields[1], plan: fields[2], gaps: fields[3], call: fields[4], validation: fields[5]}, true, nil
 }
 
 // thaw removes the session's record.
@@ -160,7 +165,11 @@ func Approved(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	}
 	d := planfile.Parse([]byte(text))
 	if d.PlanDigest() == f.plan && d.GapsDigest() == f.gaps {
-		return hookio.PostOutcome{}
+		if validationSum(d) == f.validation {
+			return hookio.PostOutcome{}
+		}
+		return hookio.PostOutcome{Block: true, Reason: loud + ": its `rodin:validation` line changed after rodin's gate let it through (text there reached you unassessed). Stop, tell the user, and run /rodin:plan-gate again before acting on it.",
+			SystemMessage: loud + ": its verdict line changed after the gate."}
 	}
 	if in.Get("tool_response.planWasEdited").Bool() {
 		return hookio.PostOutcome{Context: "[rodin] The user edited the plan in the approval step; rodin assessed the plan before those edits.",

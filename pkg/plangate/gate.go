@@ -168,10 +168,19 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) (string, 
 	if v.Status == planfile.StatusFail {
 		return deny("Assessment failed: %s. To fix: update the gaps block to cover the findings, then run /rodin:plan-gate.", strings.TrimSuffix(v.Reason, "."))
 	}
+	reason := v.Reason
 	if check != nil {
-		if _, err := check(doc, v.Status); err != nil {
+		r, err := check(doc, v.Status)
+		if err != nil {
 			return deny("The pass verdict is not backed by the assessment runs rodin observed: %v.%s", err, fix)
 		}
+		reason = r
+	}
+	// The line is exactly what rodin writes, with the validator's own
+	// reason: text added to it (a field of its own, a reason rewritten)
+	// would reach the model in the approved plan unassessed (attack 69).
+	if t.Validation != (planfile.Validation{Status: v.Status, Reason: reason, TS: v.TS}).Encode() {
+		return deny("The plan file's `rodin:validation` line is not the one rodin wrote: it holds more than rodin writes, or a reason that is not the validator's own.%s", fix)
 	}
 	return hookio.NoDecision
 }
