@@ -104,6 +104,7 @@ func TestScript(t *testing.T) {
 			"transcript": cmdTranscript,
 			"agentrun":   cmdAgentrun,
 			"verifyline": cmdVerifyline,
+			"holdlock":   cmdHoldlock,
 		},
 	})
 }
@@ -576,6 +577,33 @@ func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range args {
 		ts.Check(syscall.Mkfifo(ts.MkAbs(f), 0o644))
 	}
+}
+
+// held are the files holdlock locked, by name, until "holdlock -release".
+var held sync.Map
+
+// holdlock FILE takes an exclusive flock on FILE (made empty when missing)
+// through a read-only descriptor, as any process that can read it could;
+// "holdlock -release FILE" lets it go.
+func cmdHoldlock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: holdlock [-release] FILE")
+	}
+	if args[0] == "-release" {
+		if f, ok := held.LoadAndDelete(ts.MkAbs(args[1])); ok {
+			f.(*os.File).Close()
+		}
+		return
+	}
+	p := ts.MkAbs(args[0])
+	if _, err := os.Stat(p); os.IsNotExist(err) {
+		ts.Check(os.MkdirAll(filepath.Dir(p), 0o700))
+		ts.Check(os.WriteFile(p, nil, 0o600))
+	}
+	f, err := os.Open(p)
+	ts.Check(err)
+	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	held.Store(p, f)
 }
 
 // bigfile FILE MiB writes a plan of that many MiB: a heading, then lines.

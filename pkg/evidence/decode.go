@@ -57,6 +57,9 @@ func decode(b []byte) (Log, error) {
 	}
 	l.Overflowed = root.Get("overflowed").String()
 	l.GapsOverflowed = root.Get("gaps_overflowed").String()
+	for _, s := range root.Get("lost").Array() {
+		l.Lost = append(l.Lost, s.String())
+	}
 	if st := root.Get("stopped"); st.IsObject() {
 		l.Stopped = map[string]Stop{}
 		st.ForEach(func(k, v gjson.Result) bool {

@@ -17,6 +17,7 @@ package evidence
 
 import (
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,6 +162,59 @@ type Log struct {
 	// PostToolUse (the two hooks race) and whose prompt the transcript did
 	// not give yet: the launch completes them.
 	Stopped map[string]Stop `json:"stopped,omitempty"`
+	// Lost are the plans (their sight, planfile.Doc.PlanSight; "*" for any)
+	// on which a run rodin observed could not be kept: the record was
+	// damaged, locked or could not be written when it came (MarkLost).
+	// None of them can pass in this session: a lost run may have been a
+	// finding (attack 69).
+	Lost []string `json:"lost,omitempty"`
+}
+
+// LostOn reports whether a run on the plan of this sight was lost.
+func (l *Log) LostOn(sight string) bool {
+	for _, s := range l.Lost {
+		if s == "*" || s == sight {
+			return true
+		}
+	}
+	return false
+}
+
+// MarkLost notes, beside the session's evidence at path and without its
+// lock, that a run on the plan of this sight ("*" when not known) could
+// not be recorded: Load reads it into Log.Lost. Each mark is a file of its
+// own, made whole or not at all.
+func MarkLost(path, sight string) error {
+	if path == "" {
+		return errors.New("no evidence file for this session")
+	}
+	if sight == "" {
+		sight = "*"
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	var n [8]byte
+	rand.Read(n[:])
+	return safefile.CreateNew(path+".lost."+hex.EncodeToString(n[:]), []byte(sight+"\n"), 0o600)
+}
+
+// lostMarks are the sights MarkLost noted for the evidence at path.
+func lostMarks(path string) []string {
+	ms, _ := filepath.Glob(path + ".lost.*")
+	var out []string
+	for _, m := range ms {
+		if strings.HasSuffix(m, ".tmp") {
+			continue
+		}
+		b, err := safefile.ReadFile(m, 4096)
+		s := strings.TrimSpace(string(b))
+		if err != nil || s == "" {
+			s = "*"
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Stop is a subagent's answer waiting for its launch.
@@ -463,11 +517,13 @@ func Load(path string) (Log, error) {
 	}
 	if len(b) == 0 {
 		// Being made by a hook of an older rodin (O_EXCL, then the write).
+		l.Lost = lostMarks(path)
 		return l, nil
 	}
 	if l, err = decode(b); err != nil {
 		return Log{}, fmt.Errorf("%s is not readable: %v", path, err)
 	}
+	l.Lost = append(l.Lost, lostMarks(path)...)
 	return l, nil
 }
 
@@ -489,7 +545,10 @@ func Update(path string, change func(*Log) bool) error {
 		var l Log
 		if len(old) > 0 {
 			if err := json.Unmarshal(old, &l); err != nil {
-				l = Log{} // unreadable: start again rather than record nothing
+				// Unreadable: start again rather than record nothing, but
+				// the runs it held are lost, and no plan passes on what
+				// is left of them in this session (attack 69's F5).
+				l = Log{Lost: []string{"*"}}
 			}
 		}
 		if !change(&l) {

@@ -67,7 +67,10 @@ func RecordAgent(in hookio.Input, getenv func(string) string) hookio.PostOutcome
 	})
 	switch {
 	case err != nil:
-		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not record the %s run: %v. The plan gate will not count it.", name, err)}
+		// Kept as lost: the plan cannot pass on what is left (a lost run
+		// may have been a finding).
+		evidence.MarkLost(store, doc.PlanSight())
+		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] Could not record the %s run: %v. This plan cannot pass until it changes and is assessed again.", name, err)}
 	case status == "async_launched":
 		return hookio.PostOutcome{Context: fmt.Sprintf("[rodin] The %s run on %s started in the background; rodin records it when it finishes. Wait for its result before the next step of /rodin:plan-gate.", name, path)}
 	case note != "":
@@ -142,7 +145,12 @@ func RecordStop(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 		return true
 	})
 	if err != nil {
-		return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: %v.", agent, err)}
+		sight := "*"
+		if doc != nil {
+			sight = doc.PlanSight()
+		}
+		evidence.MarkLost(store, sight)
+		return hookio.PostOutcome{SystemMessage: fmt.Sprintf("[rodin] Could not record the %s run: %v. The plan cannot pass until it changes and is assessed again.", agent, err)}
 	}
 	return hookio.PostOutcome{}
 }

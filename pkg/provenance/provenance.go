@@ -342,6 +342,9 @@ func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 	if log.GapsOverflowed != "" && log.GapsOverflowed == gaps {
 		return Judgement{}, fmt.Errorf("more than %d validator runs were made on these gaps, so rodin cannot know them all: edit the gaps and assess the plan again", evidence.MaxValidators)
 	}
+	if log.LostOn(sight) {
+		return Judgement{}, errors.New("a critic or validator run rodin observed on this plan could not be recorded (rodin's record of the session's runs was damaged, held locked by another process, or could not be written), and every run counts: edit the plan and assess it again, or start a new session")
+	}
 	all := log.CriticsOn(plan, sight)
 	ids := map[string]bool{}
 	for _, r := range all {

@@ -6,17 +6,37 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // renameOverOpenFile: the lock is held until the new file is in place.
 const renameOverOpenFile = true
 
+// lockWait bounds how long a lock is waited for. rodin's own writers hold
+// one for milliseconds; any process that can read the file can hold one
+// too (flock needs no write permission, attack 69: a sandboxed agent's
+// read-only descriptor kept the plan gate's hooks waiting until Claude
+// Code killed them, and the run they were to record was lost unseen). The
+// caller gets ErrLocked in time to say so.
+const lockWait = 3 * time.Second
+
 func lock(f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	pause := 200 * time.Microsecond
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case err == syscall.EINTR:
+			continue
+		case err != syscall.EWOULDBLOCK:
 			return err
+		case time.Now().After(deadline):
+			return ErrLocked
 		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
 	}
 }
 

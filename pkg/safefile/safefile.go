@@ -21,6 +21,10 @@ import (
 // ErrTooLarge is returned when the file is larger than the caller's limit.
 var ErrTooLarge = errors.New("file too large")
 
+// ErrLocked is Update's error when another process held the file's lock
+// for longer than rodin waits.
+var ErrLocked = errors.New("another process holds its lock")
+
 // Open opens a file for reading as ReadFile does: never waiting on a FIFO
 // or a device, and with no more system calls than the open (a hook opens a
 // handful of files, and each call is felt).
