@@ -48,12 +48,19 @@ func shellCommand(command string) *exec.Cmd {
 }
 
 // checkEnv is env without the variables that change what a shell line
-// does before it runs: CDPATH, BASH_ENV, ENV and exported bash functions.
+// does before it runs: CDPATH, BASH_ENV, ENV, the shell's options and
+// trace prompt, and exported bash functions.
 func checkEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "CDPATH" || k == "BASH_ENV" || k == "ENV" || strings.HasPrefix(k, "BASH_FUNC_") {
+		switch k {
+		case "CDPATH", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "GLOBIGNORE", "IFS", "BASH_XTRACEFD", "PROMPT_COMMAND":
+			// SHELLOPTS=xtrace and a PS4 that assigns CDPATH set it
+			// again inside the shell (attack 70).
+			continue
+		}
+		if strings.HasPrefix(k, "BASH_FUNC_") {
 			continue
 		}
 		out = append(out, kv)

@@ -739,7 +739,7 @@ func AppendBashAbout(in hookio.Input, data, about string) {
 	if in.Get("tool_input.dangerouslyDisableSandbox").Bool() || in.Get("tool_response.dangerouslyDisableSandbox").Bool() {
 		r.Exit = ExitUnsandboxed
 	}
-	if r.Exit == 0 && strings.HasPrefix(strings.TrimSpace(cmd), "cd ") && cdPathJumped(cmd, in.Get("tool_response.stdout").String(), r.Cwd) {
+	if r.Exit == 0 && strings.Contains(cmd, "cd ") && cdPathJumped(cmd, in.Get("tool_response.stdout").String(), r.Cwd) {
 		r.Exit = ExitCdPath
 	}
 	Append(data, session, r)
@@ -751,11 +751,19 @@ func AppendBashAbout(in hookio.Input, data, about string) {
 // in another project's DIR, not this one's (attack 68). A folder under the
 // reported one (CDPATH=. finds ./DIR) is where the words lead.
 func cdPathJumped(cmd, stdout, cwd string) bool {
-	f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(cmd), "cd "))
+	// The opening cd, also inside a subshell or a group (`(cd web && …)`,
+	// `{ cd web && …; }`: attack 70).
+	c := strings.TrimLeft(strings.TrimSpace(cmd), "({ \t")
+	rest, ok := strings.CutPrefix(c, "cd ")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(rest)
 	if len(f) == 0 {
 		return false
 	}
-	switch d := f[0]; {
+	d := strings.TrimRight(f[0], ";)")
+	switch {
 	case d == "-", d == ".", d == "..", strings.HasPrefix(d, "/"), strings.HasPrefix(d, "~"), strings.HasPrefix(d, "./"), strings.HasPrefix(d, "../"):
 		return false // CDPATH is not looked in for these
 	}
@@ -767,8 +775,12 @@ func cdPathJumped(cmd, stdout, cwd string) bool {
 	if cwd == "" {
 		return true
 	}
+	// Where the words lead: the reported folder itself (the shell stayed
+	// in DIR), or DIR under it (a subshell, or Claude Code keeping the
+	// shell at the root). CDPATH=. finds ./DIR so; an entry inside the
+	// project (vendor/x) leads elsewhere all the same (attack 70).
 	line, cwd = filepath.Clean(line), filepath.Clean(cwd)
-	return line != cwd && !strings.HasPrefix(line, strings.TrimSuffix(cwd, "/")+"/")
+	return line != cwd && line != filepath.Join(cwd, d)
 }
 
 // AppendSkillShell records a skill's inline shell command as Claude Code
