@@ -95,13 +95,15 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}
 
-// Unboxed is the line (1-based) of src that holds a task's title but is
-// no task of now, written as a list item or a box that rodin does not read
-// as one (`- [x​]` with a zero-width space, `-` and a no-break space, a
-// Cyrillic х, `［x］`, `[✓]`, or the box taken away): a box that may look
-// ticked to a person and to a loop, and that no gate judges (attack 68).
-// 0 when there is none.
-func Unboxed(src []byte, now []Task, title string) int {
+// Unboxed is the line (1-based) of src that holds a task's title (after
+// its id) but is no task of now, its box taken away or written so that no
+// reader of task lists takes it for one: `- [x​]` with a zero-width space,
+// `-` and a no-break space, a Cyrillic х, `［x］`, `[✓]`, `✅`, `~~…~~`,
+// a table cell, an HTML comment, a code span, `V1 …` alone (attacks 68
+// and 70). It may look done to a person and a loop, and no gate judges it.
+// A line that speaks of the task in words ("See V1 …") is none. 0 when
+// there is none.
+func Unboxed(src []byte, now []Task, id, title string) int {
 	title = strings.TrimSpace(title)
 	if title == "" {
 		return 0
@@ -110,19 +112,48 @@ func Unboxed(src []byte, now []Task, title string) int {
 	for _, t := range now {
 		tasksAt[t.Line] = true
 	}
+	blank := func(r rune) bool { return unicode.IsSpace(r) || IsFormat(r) }
 	for i, line := range strings.Split(string(src), "\n") {
 		j := strings.Index(line, title)
 		if j < 0 || tasksAt[i+1] {
 			continue
 		}
-		prefix := strings.TrimLeftFunc(line[:j], func(r rune) bool { return unicode.IsSpace(r) || IsFormat(r) })
-		if prefix == "" || len(prefix) > 40 {
+		prefix := line[:j]
+		if id != "" {
+			if k := strings.LastIndex(prefix, id); k >= 0 {
+				prefix = prefix[:k] + prefix[k+len(id):]
+			}
+		}
+		prefix = strings.TrimFunc(prefix, blank)
+		if len(prefix) > 40 {
 			continue
 		}
-		r, _ := utf8.DecodeRuneInString(prefix)
-		if strings.ContainsRune("-*+•‣◦⁃–—[［(", r) || unicode.IsDigit(r) {
+		if r, _ := utf8.DecodeRuneInString(prefix); prefix == "" || !unicode.IsLetter(r) {
 			return i + 1
 		}
 	}
 	return 0
+}
+
+// LooksTicked reports whether a line that is no task looks like a ticked
+// box to a reader: after any marker, quote or cell of another script, a
+// bracket, one or two signs that are no space, and a bracket (`- [x]`,
+// `［x］`, `[x​]`, `[✓]`, `~~- [x]`).
+func LooksTicked(line string) bool {
+	l := strings.TrimLeftFunc(line, func(r rune) bool {
+		return unicode.IsSpace(r) || IsFormat(r) || strings.ContainsRune("-*+•‣◦⁃–—‐>~|`#", r) || unicode.IsDigit(r) || r == '.' || r == ')'
+	})
+	rs := []rune(l)
+	if len(rs) < 3 || rs[0] != '[' && rs[0] != '［' {
+		return false
+	}
+	for k := 2; k <= 4 && k < len(rs); k++ {
+		if rs[k] == ']' || rs[k] == '］' {
+			// An x, or signs of other scripts (х, ｘ, ✓, ×): not a
+			// footnote's [1] nor a link's [a].
+			inner := strings.TrimFunc(string(rs[1:k]), func(r rune) bool { return IsFormat(r) || unicode.IsSpace(r) })
+			return inner != "" && strings.IndexFunc(inner, func(r rune) bool { return r < 128 && r != 'x' && r != 'X' }) < 0
+		}
+	}
+	return false
 }

@@ -113,6 +113,10 @@ type Task struct {
 // Key identifies a task within its file across edits: its Ref.
 func (t Task) Key() string { return t.Ref }
 
+// Boxed reports whether the task has a box of its own to tick (a tagged
+// heading with none has not).
+func (t Task) Boxed() bool { return t.mark >= 0 }
+
 // Runs are the task's command lines.
 func (t Task) Runs() []string {
 	out := make([]string, len(t.Commands))

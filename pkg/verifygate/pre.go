@@ -1,6 +1,7 @@
 package verifygate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"maps"
@@ -114,6 +115,9 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	}
 	if t, line := unboxed(before, after, nextBytes, func(t tasks.Task) bool { return s.IsVerification(rel, t) }); line > 0 {
 		return deny("This %s turns the box of %s into text rodin does not read as a box (%s line %d): a box that may look ticked, which no gate judges. To fix: keep its `- [ ]` as it is, and tick it with `[x]` once its checks pass (`rodin verify %s %s`); a task that is no longer wanted is the user's to remove.", tool, t.Name(), rel, line, ShellArg(t.Ref), ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))))
+	}
+	if line := newLookalike(old, nextBytes, after); line > 0 {
+		return deny("This %s writes a line that looks like a ticked box but is none rodin reads (%s line %d): a box that may look done, which no gate judges. To fix: write a task's box as `- [ ]` or `- [x]`, and tick a verification task once its checks pass (`rodin verify ID FILE`).", tool, rel, line)
 	}
 	s.SetPresent(rel, after)
 	var items []Item
@@ -293,11 +297,34 @@ func unboxed(before, after []tasks.Task, next []byte, verification func(tasks.Ta
 		if t.Checked || keys[t.Key()] || !verification(t) {
 			continue
 		}
-		if line := tasks.Unboxed(next, after, t.Title); line > 0 {
+		if line := tasks.Unboxed(next, after, t.ID, t.Title); line > 0 {
 			return t, line
 		}
 	}
 	return tasks.Task{}, 0
+}
+
+// newLookalike is a line of next that holds a verification tag and looks
+// like a ticked box but is no task (tasks.LooksTicked), and was not in old
+// so: 0 when there is none.
+func newLookalike(old, next []byte, after []tasks.Task) int {
+	if !bytes.Contains(bytes.ToLower(next), []byte("verif")) {
+		return 0
+	}
+	had := map[string]bool{}
+	for _, l := range strings.Split(string(old), "\n") {
+		had[l] = true
+	}
+	boxed := map[int]bool{} // a box of its own: ticked or not, the gate reads it
+	for _, t := range after {
+		boxed[t.Line] = boxed[t.Line] || t.Boxed()
+	}
+	for i, l := range strings.Split(string(next), "\n") {
+		if !boxed[i+1] && !had[l] && strings.Contains(strings.ToLower(l), "verif") && tasks.LooksTicked(l) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // ticksABox reports whether an edit's new text holds a ticked box its old

@@ -451,16 +451,42 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		// no box (a look-alike, the box taken away): the file is not what
 		// the gate can judge, as if unreadable, until the box is back
 		// (attack 68).
-		here := map[string]bool{}
+		here := map[string]tasks.Task{}
+		boxed := map[int]bool{}
 		for _, t := range parsed {
-			here[t.Key()] = true
+			here[t.Key()] = t
+			boxed[t.Line] = boxed[t.Line] || t.Boxed()
 		}
+		var lines []string
 		for _, sn := range s.Baseline.Files[rel] {
 			parts := strings.Split(sn.Title, "\x00")
-			if !sn.Verify || sn.Checked || here[sn.Key] || len(parts) < 2 {
+			if !sn.Verify || sn.Checked || len(parts) < 2 {
 				continue
 			}
-			if line := tasks.Unboxed(src, parsed, parts[1]); line > 0 {
+			if lines == nil {
+				lines = strings.Split(string(src), "\n")
+			}
+			line := 0
+			if t, ok := here[sn.Key]; ok {
+				// Still a task, its box taken away (a heading now):
+				// `#### [x] V1 …` looks done.
+				if !t.Boxed() && t.Line >= 1 && t.Line <= len(lines) && tasks.LooksTicked(lines[t.Line-1]) {
+					line = t.Line
+				}
+			} else {
+				line = tasks.Unboxed(src, parsed, parts[0], parts[1])
+			}
+			if line == 0 && parts[0] != "" {
+				// Reworded as well, or its box given to a line below: its
+				// id on a line that looks ticked and has no box.
+				for i, l := range lines {
+					if !boxed[i+1] && strings.Contains(l, parts[0]) && tasks.LooksTicked(l) {
+						line = i + 1
+						break
+					}
+				}
+			}
+			if line > 0 {
 				why := fmt.Sprintf("the box of %s on line %d of %s was turned into text rodin does not read as a box (it may look ticked, and no gate judges it); put its `- [ ]` back", sn.Key, line, rel)
 				st.unread[rel] = unread{time: time.Now().UnixNano(), agent: o.agent, why: why}
 				return nil, why
