@@ -225,17 +225,30 @@ func runDir(root, file, c string) (string, bool) {
 
 // workspaceOf reports whether dir is one of the npm workspaces the root's
 // package.json names ("workspaces": ["packages/*"], or {"packages": [...]}).
-func workspaceOf(root, dir string) bool {
-	b, err := safefile.ReadFile(filepath.Join(root, "package.json"), 1<<20)
-	if err != nil {
-		return false
-	}
+func workspaceOf(root, dir string) bool { return InWorkspaces(WorkspaceGlobs(root), root, dir) }
+
+// InWorkspaces reports whether dir matches one of the workspace globs
+// (WorkspaceGlobs) of root.
+func InWorkspaces(globs []string, root, dir string) bool {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil {
 		return false
 	}
 	rel = filepath.ToSlash(rel)
+	for _, g := range globs {
+		g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// WorkspaceGlobs are the workspaces the root's package.json and
+// pnpm-workspace.yaml name, as written.
+func WorkspaceGlobs(root string) []string {
 	var globs []string
+	b, _ := safefile.ReadFile(filepath.Join(root, "package.json"), 1<<20)
 	ws := gjson.GetBytes(b, "workspaces")
 	if ws.IsObject() {
 		ws = ws.Get("packages")
@@ -260,13 +273,7 @@ func workspaceOf(root, dir string) bool {
 			}
 		}
 	}
-	for _, g := range globs {
-		g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
-		if ok, _ := path.Match(g, rel); ok {
-			return true
-		}
-	}
-	return false
+	return globs
 }
 
 // RootCannotRun reports whether c is a command a manifest runs (npm, go,

@@ -238,7 +238,7 @@ func (s *Session) startDir(file, c string) (string, bool) {
 	case d == "?":
 		// The root could not run it when the session began: a package
 		// made since, one of the root's workspaces, may; no other folder.
-		if now := tasks.RunDir(s.Root, file, c); now != s.Root && tasks.WorkspaceOf(s.Root, now) {
+		if now := tasks.RunDir(s.Root, file, c); now != s.Root && s.startWorkspace(now) {
 			return now, true
 		}
 		return s.Root, true
@@ -249,12 +249,22 @@ func (s *Session) startDir(file, c string) (string, bool) {
 		pkg := filepath.Join(s.Root, filepath.FromSlash(d[1:]))
 		now := tasks.RunDir(s.Root, file, c)
 		if now == pkg || strings.HasPrefix(pkg, strings.TrimSuffix(now, string(filepath.Separator))+string(filepath.Separator)) ||
-			now != s.Root && tasks.WorkspaceOf(s.Root, now) {
+			now != s.Root && s.startWorkspace(now) {
 			return now, true
 		}
 		return pkg, true
 	}
 	return filepath.Join(s.Root, filepath.FromSlash(d)), true
+}
+
+// startWorkspace reports whether dir is one of the root's workspaces as
+// the session began: workspaces named since do not move a command.
+func (s *Session) startWorkspace(dir string) bool {
+	if s.Baseline == nil || s.Baseline.Dirs[WorkspacesKey] == nil {
+		return false
+	}
+	g := s.Baseline.Dirs[WorkspacesKey]["globs"]
+	return g != "" && tasks.InWorkspaces(strings.Split(g, "\n"), s.Root, dir)
 }
 
 // renum is a task file's verification tasks renumbered since the session

@@ -949,7 +949,20 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 		add(c)
 	}
 	b.Dirs[rel] = byCmd
+	for _, d := range byCmd {
+		if (d == "?" || strings.HasPrefix(d, "^")) && b.Dirs[WorkspacesKey] == nil {
+			// The root's workspaces as the session begins: a package made
+			// since counts only as one of them (attack 70: a decoy added
+			// to the workspaces took the command).
+			b.Dirs[WorkspacesKey] = map[string]string{"globs": strings.Join(tasks.WorkspaceGlobs(root), "\n")}
+		}
+	}
 }
+
+// WorkspacesKey holds, in a baseline's Dirs, the root's workspace globs as
+// the session began ("globs", one a line), when a command's folder depends
+// on them.
+const WorkspacesKey = ":workspaces"
 
 // carriedQuality is what an agent of an earlier session took out of the
 // Quality Commands of root's file rel, when the section is as it left it;
