@@ -93,11 +93,12 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 		return b, false
 	}
 	top := gjson.ParseBytes(js)
-	if !top.IsObject() || hasDuplicateKey(top) || hasFoldedKey(top, "t", "root", "config", "files", "quality", "dirs") {
+	if !top.IsObject() || hasDuplicateKey(top) || hasFoldedKey(top, "t", "root", "config", "files", "quality", "dirs", "unread") {
 		return b, false
 	}
 	ok := true
 	var t, root, cfg, files, quality, dirs = top.Get("t"), top.Get("root"), top.Get("config"), top.Get("files"), top.Get("quality"), top.Get("dirs")
+	unread := top.Get("unread")
 	if t.Exists() {
 		b.Time, ok = intOf(t)
 	}
@@ -164,6 +165,16 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 				})
 			}
 			b.Dirs[k.String()] = byCmd
+			return ok
+		})
+	}
+	if ok && unread.Exists() && unread.Type != gjson.Null {
+		if !unread.IsObject() {
+			return b, false
+		}
+		b.Unread = map[string]string{}
+		unread.ForEach(func(k, v gjson.Result) bool {
+			b.Unread[k.String()], ok = strOf(v)
 			return ok
 		})
 	}

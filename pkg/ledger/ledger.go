@@ -475,6 +475,10 @@ type Baseline struct {
 	// root's manifest could not run it) runs in one of the root's
 	// workspaces when one runs it now, else at the root.
 	Dirs map[string]map[string]string `json:"dirs,omitempty"`
+	// Unread are the task files the session's start could not read, and
+	// why (one over the size rodin reads): what their tasks needed then is
+	// not known, so no tick in them is verified this session (attack 70).
+	Unread map[string]string `json:"unread,omitempty"`
 }
 
 func baselinePath(data, session string) string {

@@ -967,9 +967,11 @@ type Verdict struct {
 	// unverified, and this says why.
 	Unreadable string
 	// NoStart is set when the session has no record of its start (the
-	// baseline): what the task needed then is not known, so no run can
-	// show it passed; a waiver of the user's still stands.
-	NoStart bool
+	// baseline), or of its task file then (StartUnread says why): what the
+	// task needed then is not known, so no run can show it passed; a
+	// waiver of the user's still stands.
+	NoStart     bool
+	StartUnread string
 }
 
 // OK reports whether the box may be ticked.
@@ -1003,6 +1005,9 @@ func (s *Session) Judge(items []Item) ([]Verdict, error) {
 	var refs []*Finding
 	for _, it := range items {
 		v := Verdict{File: it.File, Task: it.Task, Need: s.NeedOf(it.File, it.Task), Damaged: s.Damaged, NoStart: s.Baseline == nil}
+		if s.Baseline != nil && s.Baseline.Unread[it.File] != "" {
+			v.NoStart, v.StartUnread = true, s.Baseline.Unread[it.File]
+		}
 		if len(v.Need.Commands) == 0 && !v.Need.QA && !v.Need.Manual {
 			v.NoCheck = true
 		}
@@ -1953,7 +1958,9 @@ func (v Verdict) Explain() string {
 	if v.NoCheck {
 		parts = append(parts, "it names no command and the project declares no quality command (`rodin checks`)")
 	}
-	if v.NoStart && v.Need.Waiver == nil {
+	if v.NoStart && v.StartUnread != "" && v.Need.Waiver == nil {
+		parts = append(parts, fmt.Sprintf("rodin could not read %s when this session began (%s), so what its checks were then is not known and no run can stand for them: a new session with the file readable records them (or the user waives the task)", v.File, v.StartUnread))
+	} else if v.NoStart && v.Need.Waiver == nil {
 		// A full disk at the session's start (attack 68): the commands a
 		// task had then are not known, and the agent may have changed them.
 		parts = append(parts, "rodin has no record of the task boxes as this session began (its start could not write one: a full disk, or rodin was enabled during the session), so what its checks were then is not known and no run can stand for them: a new session records them (or the user waives the task)")
@@ -2134,7 +2141,11 @@ func (s *Session) fixRun(vs []Verdict) string {
 		}
 		b.WriteString("ask the user to check it and, when it holds, to type " + strings.Join(person, ", ") + " in Claude Code (no agent can: leave the box open meanwhile; an unattended loop goes on with other tasks)")
 	}
-	if len(cmds)+len(qa)+len(person) == 0 {
+	noStart := slices.ContainsFunc(vs, func(v Verdict) bool { return v.NoStart && v.Need.Waiver == nil })
+	switch {
+	case len(cmds)+len(qa)+len(person) == 0 && noStart:
+		b.WriteString("leave the box open and tell the user: a new session records what it needs (the user can also waive it)")
+	case len(cmds)+len(qa)+len(person) == 0:
 		b.WriteString("name the command that checks it (in its task's words, or as the project's quality commands: `rodin checks`)")
 	}
 	return b.String()

@@ -2,6 +2,7 @@ package verifygate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/rodin-gate/rodin/pkg/checks"
 	"maps"
@@ -772,6 +773,20 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	for _, rel := range ix.Files {
 		src, err := safefile.ReadFile(root+"/"+rel, tasks.MaxSize)
 		if err != nil {
+			if !safefile.IsNotExist(err) {
+				// Kept as unread: its ticks this session are unverified,
+				// never judged by what it says later (attack 70: padded
+				// past the size limit in one session, weakened in the next).
+				why := err.Error()
+				if errors.Is(err, safefile.ErrTooLarge) {
+					why = fmt.Sprintf("it is larger than %d MiB, more than rodin reads", tasks.MaxSize>>20)
+				}
+				if b.Unread == nil {
+					b.Unread = map[string]string{}
+				}
+				b.Unread[rel] = why
+				note = joinNotes(note, "rodin cannot read "+rel+" ("+why+"), so no verification task in it can be ticked this session; make it readable and start a new session")
+			}
 			continue
 		}
 		var snaps []ledger.Snap
