@@ -69,6 +69,27 @@ func ParseVerdict(raw string) (Verdict, error) {
 	return v, nil
 }
 
+// OwnKeysOnly reports whether a `rodin:validation` value holds only the
+// keys rodin writes (status, reason, ts), each once: any other field is
+// text no critic read that reaches the model in the approved plan.
+func OwnKeysOnly(raw string) bool {
+	obj, err := object(raw)
+	if err != nil {
+		return false
+	}
+	seen := map[string]bool{}
+	ok := true
+	obj.ForEach(func(k, _ gjson.Result) bool {
+		key := k.String()
+		if seen[key] || key != "status" && key != "reason" && key != "ts" {
+			ok = false
+		}
+		seen[key] = true
+		return ok
+	})
+	return ok
+}
+
 func object(raw string) (gjson.Result, error) {
 	if !gjson.Valid(raw) {
 		return gjson.Result{}, errors.New("it is not valid JSON")

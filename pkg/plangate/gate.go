@@ -179,7 +179,7 @@ func decideStatus(doc *planfile.Doc, check func(*planfile.Doc, string) (string, 
 	// The line is exactly what rodin writes, with the validator's own
 	// reason: text added to it (a field of its own, a reason rewritten)
 	// would reach the model in the approved plan unassessed (attack 69).
-	if t.Validation != (planfile.Validation{Status: v.Status, Reason: reason, TS: v.TS}).Encode() {
+	if !planfile.OwnKeysOnly(t.Validation) || strings.Join(strings.Fields(v.Reason), " ") != strings.Join(strings.Fields(reason), " ") {
 		return deny("The plan file's `rodin:validation` line is not the one rodin wrote: it holds more than rodin writes, or a reason that is not the validator's own.%s", fix)
 	}
 	return hookio.NoDecision

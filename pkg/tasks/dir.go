@@ -486,18 +486,12 @@ func hasScript(path, script string) bool {
 // searchOptionArg are the options of grep, rg and ag whose value is the
 // next word when it is not joined by `=` (attack 68: `--exclude-dir
 // node_modules "api/v1" src/` had read the pattern as the path).
-var searchOptionArg = map[string]bool{
-	"-m": true, "-A": true, "-B": true, "-C": true, "-t": true, "-T": true, "-g": true, "-d": true, "-D": true, "-r": true,
-	"-M": true, "-j": true, "-E": true, "-G": true, "-p": true,
-	"--glob": true, "--iglob": true, "--type": true, "--type-not": true, "--type-add": true, "--type-clear": true,
-	"--max-count": true, "--after-context": true, "--before-context": true, "--context": true, "--devices": true,
-	"--directories": true, "--binary-files": true, "--label": true, "--exclude": true, "--include": true,
-	"--exclude-dir": true, "--exclude-from": true, "--include-dir": true, "--replace": true, "--max-columns": true,
-	"--threads": true, "--encoding": true, "--ignore-file": true, "--max-depth": true, "--maxdepth": true, "--depth": true,
-	"--pre": true, "--pre-glob": true, "--sort": true, "--sortr": true, "--path-separator": true, "--colors": true,
-	"--color": true, "--context-separator": true, "--field-match-separator": true, "--field-context-separator": true,
-	"--engine": true, "--dfa-size-limit": true, "--regex-size-limit": true, "--max-filesize": true, "--ignore": true,
-	"--ignore-dir": true, "--file-search-regex": true, "--path-to-ignore": true, "--pager": true, "--group-separator": true,
+func searchOptionArg(a string) bool {
+	switch a {
+	case "-m", "-A", "-B", "-C", "-t", "-T", "-g", "-d", "-D", "-r", "-M", "-j", "-E", "-G", "-p", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--type-clear", "--max-count", "--after-context", "--before-context", "--context", "--devices", "--directories", "--binary-files", "--label", "--exclude", "--include", "--exclude-dir", "--exclude-from", "--include-dir", "--replace", "--max-columns", "--threads", "--encoding", "--ignore-file", "--max-depth", "--maxdepth", "--depth", "--pre", "--pre-glob", "--sort", "--sortr", "--path-separator", "--colors", "--color", "--context-separator", "--field-match-separator", "--field-context-separator", "--engine", "--dfa-size-limit", "--regex-size-limit", "--max-filesize", "--ignore", "--ignore-dir", "--file-search-regex", "--path-to-ignore", "--pager", "--group-separator":
+		return true
+	}
+	return false
 }
 
 // searchPath is the folder or file a search names (`grep -rn X src/`):
@@ -519,7 +513,7 @@ func searchPath(prog string, args []string) string {
 		case a == "-e" || a == "-f" || a == "--regexp" || a == "--file":
 			pattern = false
 			i++
-		case searchOptionArg[a]:
+		case searchOptionArg(a):
 			i++ // an option's value in the next word (`--exclude-dir node_modules`), no operand
 		case strings.HasPrefix(a, "-"):
 		case pattern:
