@@ -305,23 +305,36 @@ func unboxed(before, after []tasks.Task, next []byte, verification func(tasks.Ta
 }
 
 // newLookalike is a line of next that holds a verification tag and looks
-// like a ticked box but is no task (tasks.LooksTicked), and was not in old
-// so: 0 when there is none.
+// like a ticked box but has no box rodin reads (tasks.LooksTicked), among
+// the lines the edit wrote (those between what old and next share at their
+// start and end): 0 when there is none.
 func newLookalike(old, next []byte, after []tasks.Task) int {
-	if !bytes.Contains(bytes.ToLower(next), []byte("verif")) {
-		return 0
+	pre := 0
+	for pre < len(old) && pre < len(next) && old[pre] == next[pre] {
+		pre++
 	}
-	had := map[string]bool{}
-	for _, l := range strings.Split(string(old), "\n") {
-		had[l] = true
+	suf := 0
+	for suf < len(old)-pre && suf < len(next)-pre && old[len(old)-1-suf] == next[len(next)-1-suf] {
+		suf++
+	}
+	start := bytes.LastIndexByte(next[:pre], '\n') + 1
+	end := len(next) - suf
+	if k := bytes.IndexByte(next[end:], '\n'); k >= 0 {
+		end += k
+	} else {
+		end = len(next)
+	}
+	if start >= end {
+		return 0
 	}
 	boxed := map[int]bool{} // a box of its own: ticked or not, the gate reads it
 	for _, t := range after {
 		boxed[t.Line] = boxed[t.Line] || t.Boxed()
 	}
-	for i, l := range strings.Split(string(next), "\n") {
-		if !boxed[i+1] && !had[l] && strings.Contains(strings.ToLower(l), "verif") && tasks.LooksTicked(l) {
-			return i + 1
+	line := 1 + bytes.Count(next[:start], []byte{'\n'})
+	for i, l := range strings.Split(string(next[start:end]), "\n") {
+		if !boxed[line+i] && strings.Contains(strings.ToLower(l), "verif") && tasks.LooksTicked(l) {
+			return line + i
 		}
 	}
 	return 0
