@@ -214,3 +214,80 @@ func workflows(root string) []Check {
 	}
 	return out
 }
+
+// Sub is a package of the project below its root whose package.json runs
+// tests: the command of its unit tests and of its browser (end-to-end)
+// tests, "" when it has none, each to run from the root.
+type Sub struct {
+	Dir       string // relative to the root, slash-separated
+	Test, E2E string
+}
+
+// Subprojects are the packages one or two folders below the root (`web/`,
+// `packages/api/`) whose package.json has a test script, in a stable
+// order: where a task's tests in words run when the root's checks run no
+// test ("Run frontend unit tests (Vitest)" beside a root that only builds).
+func Subprojects(root string) []Sub {
+	var out []Sub
+	var dirs []string
+	top, _ := os.ReadDir(root)
+	for _, e := range top {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
+			continue
+		}
+		dirs = append(dirs, e.Name())
+		if n := e.Name(); n == "packages" || n == "apps" || n == "services" || n == "libs" {
+			sub, _ := os.ReadDir(filepath.Join(root, n))
+			for _, s := range sub {
+				if s.IsDir() && !strings.HasPrefix(s.Name(), ".") {
+					dirs = append(dirs, n+"/"+s.Name())
+				}
+			}
+		}
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		b := read(root, filepath.Join(filepath.FromSlash(d), "package.json"))
+		if b == nil {
+			continue
+		}
+		var pkg struct {
+			Scripts map[string]string `json:"scripts"`
+		}
+		if json.Unmarshal(b, &pkg) != nil {
+			continue
+		}
+		pm := "npm"
+		switch {
+		case exists(root, filepath.Join(d, "pnpm-lock.yaml")), exists(root, "pnpm-lock.yaml"):
+			pm = "pnpm"
+		case exists(root, filepath.Join(d, "yarn.lock")), exists(root, "yarn.lock"):
+			pm = "yarn"
+		}
+		run := func(name string) string {
+			if pm == "npm" && name != "test" {
+				return "cd " + d + " && npm run " + name
+			}
+			return "cd " + d + " && " + pm + " " + name
+		}
+		s := Sub{Dir: d}
+		// The run that ends (`vitest --run`), before the one that may
+		// watch (`vitest` at a terminal).
+		for _, name := range []string{"test:run", "test:unit", "test:ci", "test"} {
+			if v, ok := pkg.Scripts[name]; ok && !strings.Contains(v, "echo ") {
+				s.Test = run(name)
+				break
+			}
+		}
+		for _, name := range []string{"test:e2e", "e2e", "test:playwright", "playwright"} {
+			if _, ok := pkg.Scripts[name]; ok {
+				s.E2E = run(name)
+				break
+			}
+		}
+		if s.Test != "" || s.E2E != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -49,6 +49,9 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		c := t.code[i]
 		if r, ok := nextScript(prev, gap, c); ok {
 			c = r
+		} else if prev != "" && alternative(gap) && CommandLike(c) {
+			prev, gap = "", ""
+			continue // "`gh pr checks --watch` or `gh pr checks`": the first
 		}
 		prev, gap = "", ""
 		if CommandLike(c) && !namedFile(c) {
@@ -1221,6 +1224,9 @@ func spans(block ast.Node, src []byte, from Source) []Command {
 			if prev != nil && prev.NextSibling() != nil && n.Parent() == prev.Parent() {
 				if r, ok := nextScript(prevRun, gap, c); ok {
 					c = r
+				} else if alternative(gap) && CommandLike(c) {
+					prev, prevRun, gap = nil, "", ""
+					return ast.WalkSkipChildren, nil // an alternative to the one before: the first
 				}
 			}
 			prev, prevRun, gap = nil, "", ""
@@ -1261,6 +1267,17 @@ func nextScript(prev, gap, word string) (string, bool) {
 		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
 	}
 	return "", false
+}
+
+// alternative reports whether the words between two commands offer the
+// second in place of the first ("`gh pr checks --watch` or `gh pr
+// checks`"): the first is the check, run as the task wrote it first.
+func alternative(gap string) bool {
+	switch strings.ToLower(strings.TrimSpace(gap)) {
+	case "or", "/ or", "o", "ou", "oder", "или", "または", "或":
+		return true
+	}
+	return false
 }
 
 // scriptName reports whether w may name a package script or a make

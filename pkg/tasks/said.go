@@ -84,12 +84,17 @@ func namesDir(c, dir string) bool {
 func inDir(after, next string) (dir string, usesNext bool) {
 	s := strings.TrimLeft(after, " (—–-")
 	lower := strings.ToLower(s)
-	for _, prep := range []string{"in ", "from ", "inside ", "within ", "under "} {
+	for _, prep := range []string{"in ", "from ", "inside ", "within ", "under ", "for "} {
 		if !strings.HasPrefix(lower, prep) {
 			continue
 		}
 		rest := strings.TrimSpace(s[len(prep):])
 		rest = strings.TrimSpace(strings.TrimPrefix(rest, "the "))
+		if prep == "for " && (rest != "" || !strings.HasSuffix(next, "/")) {
+			// "for `web/`" names where it runs; "for `auth.ts`" or "for
+			// the release" what it checks.
+			return "", false
+		}
 		if rest == "" && next != "" {
 			// The directory in backticks: a path, not a file's name.
 			d := strings.TrimPrefix(next, "./")

@@ -683,8 +683,49 @@ func namesBound(text string) bool {
 func NamesTests(title string) bool {
 	l := " " + strings.ToLower(title) + " "
 	for _, p := range []string{"unit test", "integration test", "e2e test", "end-to-end test", "component test", "contract test",
-		" test: ", " tests: ", "regression test", "snapshot test", "fixture test"} {
+		" test: ", " tests: ", "regression test", "snapshot test", "fixture test", "smoke test", "e2e smoke", "unit/integration test",
+		"(vitest)", "(jest)", "(playwright)", "(cypress)", "(pytest)"} {
 		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return testFileNamed(title)
+}
+
+// NamesBrowserTests reports whether a title speaks of end-to-end or
+// browser tests (Playwright, Cypress, "E2E"): a package's test:e2e, not
+// its unit tests.
+func NamesBrowserTests(title string) bool {
+	l := strings.ToLower(title)
+	if testFileNamed(title) {
+		// The file says which: `e2e/login.spec.ts`, not the words around
+		// an integration test ("the path end-to-end — covered by …").
+		parts := strings.Split(l, "`")
+		for i := 1; i < len(parts); i += 2 {
+			if p := parts[i]; strings.Contains(p, "/") && (strings.Contains(p, "e2e") || strings.Contains(p, "playwright") || strings.Contains(p, "cypress")) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range []string{"e2e", "end-to-end", "playwright", "cypress", "browser test"} {
+		if strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// testFileNamed reports whether a title names a test file in code
+// ("covered by `web/test/app.integration.test.tsx`"): a folder and a name
+// with test or spec and an extension.
+func testFileNamed(raw string) bool {
+	parts := strings.Split(strings.ToLower(raw), "`")
+	for i := 1; i < len(parts); i += 2 {
+		c := strings.TrimSpace(parts[i])
+		name := c[strings.LastIndex(c, "/")+1:]
+		if strings.Contains(c, "/") && strings.Contains(name, ".") && !strings.ContainsAny(c, " =") &&
+			(strings.Contains(name, "test") || strings.Contains(name, "spec")) {
 			return true
 		}
 	}
@@ -704,8 +745,8 @@ func RunsTests(c string) bool {
 // tests, not a behaviour to judge. A file path is a folder and a name with
 // an extension; a setting (`validation.gate_on_tests=ON`) is none.
 func testFilePasses(raw, prose string) bool {
-	if !strings.Contains(prose, "pass") {
-		return false
+	if !strings.Contains(prose, "pass") && !strings.Contains(prose, "covered by") {
+		return false // "`test/x.bats` passes", "covered by `web/test/app.test.tsx`"
 	}
 	parts := strings.Split(strings.ToLower(raw), "`")
 	for i := 1; i < len(parts); i += 2 {

@@ -21,11 +21,13 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rodin-gate/rodin/pkg/checks"
 	"github.com/rodin-gate/rodin/pkg/evidence"
@@ -255,6 +257,68 @@ func (s *Session) startDir(file, c string) (string, bool) {
 		return pkg, true
 	}
 	return filepath.Join(s.Root, filepath.FromSlash(d)), true
+}
+
+// subprojectTests is the command of the tests a task speaks of in words,
+// in the package below the root they belong to as the session began
+// (SubprojectsKey): the one a path in the task lies in, or whose name's own
+// words its title uses ("frontend" for easy-risk-register-frontend, the
+// project's name aside), or the only one that has such tests; and its
+// folder. "" when none, or more than one, is meant.
+func (s *Session) subprojectTests(t tasks.Task) (cmd, dir string) {
+	subs := map[string]string{}
+	if s.Baseline != nil {
+		subs = s.Baseline.Dirs[SubprojectsKey]
+	} else {
+		// No session's start to read (`rodin tasks` where no session ran):
+		// the tree as it is, to show; no tick is verified without a start.
+		for _, sb := range checks.Subprojects(s.Root) {
+			subs[sb.Dir] = sb.Test + "\n" + sb.E2E
+		}
+	}
+	if len(subs) == 0 {
+		return "", ""
+	}
+	e2e := tasks.NamesBrowserTests(t.Title)
+	text := strings.ToLower(t.Title + "\n" + t.Text)
+	title := " " + strings.Join(strings.FieldsFunc(strings.ToLower(t.Title), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+	own := map[string]bool{}
+	for _, n := range rootNames(s.Root) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+			own[w] = true
+		}
+	}
+	var named, all []string
+	cmds := map[string]string{}
+	for d, v := range subs {
+		test, browser, _ := strings.Cut(v, "\n")
+		c := test
+		if e2e {
+			c = browser
+		}
+		if c == "" {
+			continue
+		}
+		cmds[d] = c
+		all = append(all, d)
+		if strings.Contains(text, strings.ToLower(d)+"/") {
+			named = append(named, d)
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(path.Base(d)), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+			if len(w) >= 3 && !own[w] && strings.Contains(title, " "+w+" ") {
+				named = append(named, d)
+				break
+			}
+		}
+	}
+	switch {
+	case len(named) == 1:
+		return cmds[named[0]], named[0]
+	case len(named) == 0 && len(all) == 1:
+		return cmds[all[0]], all[0]
+	}
+	return "", ""
 }
 
 // startWorkspace reports whether dir is one of the root's workspaces as
@@ -829,7 +893,16 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		// stand beside: words put in its title since loosen nothing.
 		tests := len(n.Commands) == 0 && len(q) > 0 && tasks.NamesTests(t.Title) && !slices.ContainsFunc(q, func(c tasks.Command) bool { return tasks.RunsTests(c.Run) })
 		if tests {
-			n.QA = true
+			// The tests of the package below the root the words name
+			// (or the only one that has them), as the session began:
+			// "Run frontend unit tests (Vitest)" beside a root that
+			// only builds (corpus twelve). Else a qa-engineer reads them.
+			if c, dir := s.subprojectTests(t); c != "" {
+				add([]tasks.Command{{Run: c, Source: tasks.Source("the tests of " + dir + "/")}})
+				n.Quality = true
+			} else {
+				n.QA = true
+			}
 		}
 		if !tests || keepStart && qualityAtStart {
 			add(q)

@@ -762,6 +762,15 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	if q := checks.Quality(checks.Discover(root)); len(q) > 0 {
 		b.Quality = map[string][]string{ProjectChecks: q}
 	}
+	// The packages below the root whose tests a task names in words, as
+	// the session begins: one made since is no package of the project's
+	// for a task of then (a decoy `test: true`).
+	if subs := checks.Subprojects(root); len(subs) > 0 {
+		b.Dirs = map[string]map[string]string{SubprojectsKey: {}}
+		for _, sb := range subs {
+			b.Dirs[SubprojectsKey][sb.Dir] = sb.Test + "\n" + sb.E2E
+		}
+	}
 	all, _ := ledger.CarriedNeeds(data) // unreadable: the tasks as they stand
 	var carried []ledger.Carried        // this project's: no sum of a task for another's
 	for _, c := range all {
@@ -973,6 +982,11 @@ func startDirs(b *ledger.Baseline, root, rel string, snaps []ledger.Snap) {
 		}
 	}
 }
+
+// SubprojectsKey holds, in a baseline's Dirs, the packages below the root
+// that run tests as the session began (checks.Subprojects): by folder, the
+// command of its tests and of its browser tests, a line each.
+const SubprojectsKey = ":subprojects"
 
 // WorkspacesKey holds, in a baseline's Dirs, the root's workspace globs as
 // the session began ("globs", one a line), when a command's folder depends
