@@ -97,8 +97,8 @@ func (checkboxParser) CloseBlock(ast.Node, parser.Context) {}
 
 // Unboxed is the line (1-based) of src that holds a task's title (after
 // its id) but is no task of now, its box taken away or written so that no
-// reader of task lists takes it for one: `- [x​]` with a zero-width space,
-// `-` and a no-break space, a Cyrillic х, `［x］`, `[✓]`, `✅`, `~~…~~`,
+// reader of task lists takes it for one: a zero-width space inside the box,
+// a no-break space after the dash, a Cyrillic х, `［x］`, `[✓]`, `✅`, `~~…~~`,
 // a table cell, an HTML comment, a code span, `V1 …` alone (attacks 68
 // and 70). It may look done to a person and a loop, and no gate judges it.
 // A line that speaks of the task in words ("See V1 …") is none. 0 when
@@ -137,14 +137,21 @@ func Unboxed(src []byte, now []Task, id, title string) int {
 
 // LooksTicked reports whether a line that is no task looks like a ticked
 // box to a reader: after any marker, quote or cell of another script, a
-// bracket, one or two signs that are no space, and a bracket (`- [x]`,
-// `［x］`, `[x​]`, `[✓]`, `~~- [x]`).
+// bracket, one or two signs that are no space, and a bracket (a dash and a
+// no-break space before `[x]`, `［x］`, an x and a zero-width space, `[✓]`,
+// `~~- [x]`).
 func LooksTicked(line string) bool {
+	if !strings.ContainsAny(line[:min(len(line), 64)], "[［") {
+		return false // most lines: no bracket near their start
+	}
 	l := strings.TrimLeftFunc(line, func(r rune) bool {
 		return unicode.IsSpace(r) || IsFormat(r) || strings.ContainsRune("-*+•‣◦⁃–—‐>~|`#", r) || unicode.IsDigit(r) || r == '.' || r == ')'
 	})
-	rs := []rune(l)
-	if len(rs) < 3 || rs[0] != '[' && rs[0] != '［' {
+	if !strings.HasPrefix(l, "[") && !strings.HasPrefix(l, "［") {
+		return false
+	}
+	rs := []rune(l[:min(len(l), 24)])
+	if len(rs) < 3 {
 		return false
 	}
 	for k := 2; k <= 4 && k < len(rs); k++ {

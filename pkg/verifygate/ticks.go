@@ -458,6 +458,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			boxed[t.Line] = boxed[t.Line] || t.Boxed()
 		}
 		var lines []string
+		var lookalikes []int // lines that look ticked and have no box, found once
 		for _, sn := range s.Baseline.Files[rel] {
 			parts := strings.Split(sn.Title, "\x00")
 			if !sn.Verify || sn.Checked || len(parts) < 2 {
@@ -465,6 +466,11 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			}
 			if lines == nil {
 				lines = strings.Split(string(src), "\n")
+				for i, l := range lines {
+					if !boxed[i+1] && tasks.LooksTicked(l) {
+						lookalikes = append(lookalikes, i)
+					}
+				}
 			}
 			line := 0
 			if t, ok := here[sn.Key]; ok {
@@ -479,8 +485,8 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			if line == 0 && parts[0] != "" {
 				// Reworded as well, or its box given to a line below: its
 				// id on a line that looks ticked and has no box.
-				for i, l := range lines {
-					if !boxed[i+1] && strings.Contains(l, parts[0]) && tasks.LooksTicked(l) {
+				for _, i := range lookalikes {
+					if strings.Contains(lines[i], parts[0]) {
 						line = i + 1
 						break
 					}
