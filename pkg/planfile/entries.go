@@ -326,9 +326,14 @@ func stepLike(t []byte) bool {
 		}
 	}
 	switch r := w[0]; {
-	case strings.ContainsRune("(\"'`*_[“”‘’«»¿¡", r):
-	case unicode.IsPunct(r) || unicode.IsSymbol(r):
-		return true // a bullet, a dash, a star or an arrow of any script
+	case strings.ContainsRune("#<|>", r):
+		return true // a full-width heading, HTML, table or quote mark
+	case strings.ContainsRune("(\"'`*_[“”‘’«»¿¡「『", r):
+	case (unicode.IsPunct(r) || unicode.IsSymbol(r)) && (len(w) == 1 || unicode.IsSpace(w[1]) || unicode.Is(unicode.Cf, w[1])):
+		// A bullet, a dash, a star or an arrow of any script, and a space:
+		// "• Run", "‐ Disable". A sign at a word ("+1", "~2 hours", "$5k",
+		// "@alice", "…and", "§4") is prose.
+		return true
 	}
 	// A label of one to three letters or digits and its mark: "3.", "a)",
 	// "IV:"; then a space of any kind, or the step's first word at once.
@@ -339,7 +344,7 @@ func stepLike(t []byte) bool {
 	label := string(w[:k])
 	digits := strings.IndexFunc(label, func(r rune) bool { return !unicode.IsDigit(r) }) < 0
 	roman := strings.Trim(strings.ToLower(label), "ivx") == ""
-	if k > 0 && k <= 3 && (digits || k == 1 || roman) && k < len(w) && strings.ContainsRune(".)：:", w[k]) {
+	if k > 0 && k <= 3 && (digits || roman || k == 1 && w[k] == ')') && k < len(w) && strings.ContainsRune(".)：:", w[k]) {
 		if k+1 == len(w) || unicode.IsSpace(w[k+1]) || unicode.IsLetter(w[k+1]) && (unicode.IsDigit(w[0]) || w[k] == ')') {
 			return true
 		}

@@ -145,7 +145,7 @@ func LooksTicked(line string) bool {
 		return false // most lines: no bracket near their start
 	}
 	l := strings.TrimLeftFunc(line, func(r rune) bool {
-		return unicode.IsSpace(r) || IsFormat(r) || strings.ContainsRune("-*+•‣◦⁃–—‐>~|`#", r) || unicode.IsDigit(r) || r == '.' || r == ')'
+		return unicode.IsSpace(r) || IsFormat(r) || strings.ContainsRune("-*+•‣◦⁃–—‐>~|#", r) || unicode.IsDigit(r) || r == '.' || r == ')'
 	})
 	if !strings.HasPrefix(l, "[") && !strings.HasPrefix(l, "［") {
 		return false
@@ -163,4 +163,50 @@ func LooksTicked(line string) bool {
 		}
 	}
 	return false
+}
+
+// Fenced reports, for each line of src (0-based), whether it lies in a
+// fenced code block (its fences too): an example of a task list, shown,
+// is no task list.
+func Fenced(lines []string) []bool {
+	out := make([]bool, len(lines))
+	var fence string
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t>")
+		switch {
+		case fence != "":
+			out[i] = true
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
+			out[i] = true
+			n := len(t) - len(strings.TrimLeft(t, t[:1]))
+			fence = strings.Repeat(t[:1], n)
+		}
+	}
+	return out
+}
+
+// NamesID reports whether line holds id as a word of its own: V1 in
+// "- [x] V1 …", not in "V10" nor "1.2" in "1.23".
+func NamesID(line, id string) bool {
+	if id == "" {
+		return false
+	}
+	for k := 0; ; {
+		i := strings.Index(line[k:], id)
+		if i < 0 {
+			return false
+		}
+		i += k
+		before, _ := utf8.DecodeLastRuneInString(line[:i])
+		rest := line[i+len(id):]
+		after, _ := utf8.DecodeRuneInString(rest)
+		wordy := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+		if (i == 0 || !wordy(before)) && (rest == "" || !wordy(after) && !(after == '.' && len(rest) > 1 && rest[1] >= '0' && rest[1] <= '9')) {
+			return true
+		}
+		k = i + len(id)
+	}
 }

@@ -1264,6 +1264,9 @@ func nextScript(prev, gap, word string) (string, bool) {
 	switch path.Base(f[0]) {
 	case "npm", "pnpm", "yarn", "bun", "deno", "nx", "turbo", "make", "just", "task", "cargo", "go", "uv", "poetry", "gradle",
 		"gradlew", "mvn", "mvnw", "dotnet", "composer", "rake", "mise", "melos", "flutter", "dart", "mix", "lerna", "rush":
+		if path.Base(f[0]) == "npm" && len(f) == 3 && f[1] == "run" && (word == "test" || word == "start" || word == "stop" || word == "restart") {
+			return "npm " + word, true // npm's own: `npm test`, as it is typed
+		}
 		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
 	}
 	return "", false

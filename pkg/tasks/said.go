@@ -248,7 +248,8 @@ func findsNothing(c, after string) bool {
 		}
 	}
 	for _, p := range []string{"return empty", "returns empty", "→ empty", "-> empty", "empty output", "empty result",
-		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing",
+		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing", "print nothing",
+		"outputs nothing", "output nothing", "no output",
 		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
 		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1",

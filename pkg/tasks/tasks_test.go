@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -404,6 +405,37 @@ func TestNameAside(t *testing.T) {
 	} {
 		if got := Parse([]byte(src))[0].Name(); got != want {
 			t.Errorf("%q: name %q, want %q", src, got, want)
+		}
+	}
+}
+
+// Look-alike boxes, the lines of fenced examples, and ids as words.
+func TestLookalikes(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"-\u00a0[x] V1 [VERIFY] x", true}, {"- [x\u200b] V1", true}, {"#### [x] V1", true}, {"| [x] | V1 |", true},
+		{"- ［x］ V1", true}, {"- [✓] V1", true}, {"~~- [x] V1~~", true},
+		{"- [1] see the footnote", false}, {"- [a] label", false}, {"Legend: `[x]` done", false}, {"- `[x]` done (verified)", false},
+		{"plain prose", false}, {"- [ ] V1", false},
+	} {
+		if got := LooksTicked(c.line); got != c.want {
+			t.Errorf("LooksTicked(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+	f := Fenced([]string{"a", "```md", "- [x] V9 example", "```", "b", "~~~~", "x", "~~~~ not closed", "~~~~"})
+	if want := []bool{false, true, true, true, false, true, true, true, true}; fmt.Sprint(f) != fmt.Sprint(want) {
+		t.Errorf("Fenced = %v, want %v", f, want)
+	}
+	for _, c := range []struct {
+		line, id string
+		want     bool
+	}{
+		{"- [x] V1 [VERIFY]", "V1", true}, {"- [x] V10 [VERIFY]", "V1", false}, {"1.23 done", "1.2", false}, {"1.2. done", "1.2", true}, {"(V1)", "V1", true},
+	} {
+		if got := NamesID(c.line, c.id); got != c.want {
+			t.Errorf("NamesID(%q, %q) = %v, want %v", c.line, c.id, got, c.want)
 		}
 	}
 }

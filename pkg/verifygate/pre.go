@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -114,9 +115,9 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		}
 	}
 	if t, line := unboxed(before, after, nextBytes, func(t tasks.Task) bool { return s.IsVerification(rel, t) }); line > 0 {
-		return deny("This %s turns the box of %s into text rodin does not read as a box (%s line %d): a box that may look ticked, which no gate judges. To fix: keep its `- [ ]` as it is, and tick it with `[x]` once its checks pass (`rodin verify %s %s`); a task that is no longer wanted is the user's to remove.", tool, t.Name(), rel, line, ShellArg(t.Ref), ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))))
+		return deny("This %s turns the box of %s into text rodin does not read as a box (%s line %d): a box that may look ticked, which no gate judges. To fix: keep its `- [ ]` as it is, and tick it with `[x]` once its checks pass (`rodin verify %s %s`). A task that is no longer wanted is the user's to drop: delete its lines whole, or leave it open and tell the user; a note about it is a sentence that starts with a word.", tool, t.Name(), rel, line, ShellArg(t.Ref), ShellArg(filepath.Join(s.Root, filepath.FromSlash(rel))))
 	}
-	if line := newLookalike(old, nextBytes, after); line > 0 {
+	if line := newLookalike(old, nextBytes, before, after, func(t tasks.Task) bool { return s.IsVerification(rel, t) }); line > 0 {
 		return deny("This %s writes a line that looks like a ticked box but is none rodin reads (%s line %d): a box that may look done, which no gate judges. To fix: write a task's box as `- [ ]` or `- [x]`, and tick a verification task once its checks pass (`rodin verify ID FILE`).", tool, rel, line)
 	}
 	s.SetPresent(rel, after)
@@ -138,7 +139,11 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 		return deny("The verify gate cannot read this session's evidence: %v. To fix: run `rodin doctor`.", err)
 	}
 	if bad := Unverified(vs); len(bad) > 0 {
-		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+", then tick the box again. A task that cannot pass here can be waived by the user, who types `"+WaiveCommand+" ID FILE REASON` in Claude Code.")
+		then := ", then tick the box again"
+		if slices.ContainsFunc(bad, func(v Verdict) bool { return v.NoStart && v.Need.Waiver == nil }) {
+			then = "" // no tick can pass in this session: a new session's start records the boxes
+		}
+		return deny("This %s ticks %s before its checks passed for the code as it stands. %s %s", tool, names(bad), explainAll(bad), s.fixRun(bad)+then+". A task that cannot pass here can be waived by the user, who types `"+WaiveCommand+" ID FILE REASON` in Claude Code.")
 	}
 	// Justified now: claimed for this call (PostEdit sees it written) and
 	// for the project's other sessions; one append each.
@@ -304,37 +309,38 @@ func unboxed(before, after []tasks.Task, next []byte, verification func(tasks.Ta
 	return tasks.Task{}, 0
 }
 
-// newLookalike is a line of next that holds a verification tag and looks
-// like a ticked box but has no box rodin reads (tasks.LooksTicked), among
-// the lines the edit wrote (those between what old and next share at their
-// start and end): 0 when there is none.
-func newLookalike(old, next []byte, after []tasks.Task) int {
-	pre := 0
-	for pre < len(old) && pre < len(next) && old[pre] == next[pre] {
-		pre++
+// newLookalike is a line the edit wrote (not a line of old) that names an
+// open verification task of before and looks like a ticked box but has no
+// box rodin reads (tasks.LooksTicked), outside fenced code (an example):
+// 0 when there is none. A legend or a format example names no task.
+func newLookalike(old, next []byte, before, after []tasks.Task, verification func(tasks.Task) bool) int {
+	var ids []string
+	for _, t := range before {
+		if !t.Checked && t.ID != "" && verification(t) {
+			ids = append(ids, t.ID)
+		}
 	}
-	suf := 0
-	for suf < len(old)-pre && suf < len(next)-pre && old[len(old)-1-suf] == next[len(next)-1-suf] {
-		suf++
-	}
-	start := bytes.LastIndexByte(next[:pre], '\n') + 1
-	end := len(next) - suf
-	if k := bytes.IndexByte(next[end:], '\n'); k >= 0 {
-		end += k
-	} else {
-		end = len(next)
-	}
-	if start >= end {
+	if len(ids) == 0 || bytes.Equal(old, next) {
 		return 0
+	}
+	had := map[string]bool{}
+	for _, l := range strings.Split(string(old), "\n") {
+		had[l] = true
 	}
 	boxed := map[int]bool{} // a box of its own: ticked or not, the gate reads it
 	for _, t := range after {
 		boxed[t.Line] = boxed[t.Line] || t.Boxed()
 	}
-	line := 1 + bytes.Count(next[:start], []byte{'\n'})
-	for i, l := range strings.Split(string(next[start:end]), "\n") {
-		if !boxed[line+i] && strings.Contains(strings.ToLower(l), "verif") && tasks.LooksTicked(l) {
-			return line + i
+	lines := strings.Split(string(next), "\n")
+	fenced := tasks.Fenced(lines)
+	for i, l := range lines {
+		if had[l] || boxed[i+1] || fenced[i] || !tasks.LooksTicked(l) {
+			continue
+		}
+		for _, id := range ids {
+			if tasks.NamesID(l, id) {
+				return i + 1
+			}
 		}
 	}
 	return 0

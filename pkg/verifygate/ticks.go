@@ -466,8 +466,9 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			}
 			if lines == nil {
 				lines = strings.Split(string(src), "\n")
+				fenced := tasks.Fenced(lines)
 				for i, l := range lines {
-					if !boxed[i+1] && tasks.LooksTicked(l) {
+					if !boxed[i+1] && !fenced[i] && tasks.LooksTicked(l) {
 						lookalikes = append(lookalikes, i)
 					}
 				}
@@ -486,7 +487,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 				// Reworded as well, or its box given to a line below: its
 				// id on a line that looks ticked and has no box.
 				for _, i := range lookalikes {
-					if strings.Contains(lines[i], parts[0]) {
+					if tasks.NamesID(lines[i], parts[0]) {
 						line = i + 1
 						break
 					}
