@@ -191,22 +191,28 @@ func MarkLost(path, sight string) error {
 	if sight == "" {
 		sight = "*"
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(path+".lost", 0o700); err != nil {
 		return err
 	}
 	var n [8]byte
 	rand.Read(n[:])
-	return safefile.CreateNew(path+".lost."+hex.EncodeToString(n[:]), []byte(sight+"\n"), 0o600)
+	return safefile.CreateNew(filepath.Join(path+".lost", hex.EncodeToString(n[:])), []byte(sight+"\n"), 0o600)
 }
 
-// lostMarks are the sights MarkLost noted for the evidence at path.
+// lostMarks are the sights MarkLost noted for the evidence at path, in a
+// folder of the session's own (the evidence folder holds every session's
+// record: reading it all at every gate cost 1.7 ms with 2,000 of them).
 func lostMarks(path string) []string {
-	ms, _ := filepath.Glob(path + ".lost.*")
+	es, err := os.ReadDir(path + ".lost")
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, m := range ms {
-		if strings.HasSuffix(m, ".tmp") {
+	for _, e := range es {
+		if strings.HasSuffix(e.Name(), ".tmp") || !e.Type().IsRegular() {
 			continue
 		}
+		m := filepath.Join(path+".lost", e.Name())
 		b, err := safefile.ReadFile(m, 4096)
 		s := strings.TrimSpace(string(b))
 		if err != nil || s == "" {
@@ -574,8 +580,13 @@ func PruneDir(dir string, maxAge time.Duration, now time.Time) {
 		return
 	}
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > maxAge {
+		info, err := e.Info()
+		switch {
+		case err != nil || now.Sub(info.ModTime()) <= maxAge:
+		case info.Mode().IsRegular():
 			os.Remove(filepath.Join(dir, e.Name()))
+		case info.IsDir() && strings.HasSuffix(e.Name(), ".lost"):
+			os.RemoveAll(filepath.Join(dir, e.Name())) // a session's lost marks (MarkLost)
 		}
 	}
 }

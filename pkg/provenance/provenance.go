@@ -335,14 +335,34 @@ type Judgement struct {
 // error naming what is missing, still running or not evidence.
 func Judge(d *planfile.Doc, log evidence.Log) (Judgement, error) {
 	plan, gaps := d.PlanDigest(), d.GapsDigest()
-	sight, gapsSight := d.PlanSight(), d.GapsSight()
+	// The plan and gaps as a reader sees them, only when a run on another
+	// version or a lost run asks (a sealed plan's digests need no parse,
+	// its sight does).
+	sight, gapsSight := "", ""
+	otherPlan, otherGaps := len(log.Lost) > 0, false
+	for _, r := range log.Critics {
+		otherPlan = otherPlan || r.Plan != "" && r.Plan != plan && r.Sight != ""
+	}
+	for _, v := range log.Validators {
+		otherGaps = otherGaps || v.Gaps != "" && v.Gaps != gaps && v.GapsSight != ""
+	}
+	for _, l := range log.Launches {
+		otherPlan = otherPlan || l.Critic != nil && l.Critic.Plan != "" && l.Critic.Plan != plan && l.Critic.Sight != ""
+		otherGaps = otherGaps || l.Validator != nil && l.Validator.Gaps != "" && l.Validator.Gaps != gaps && l.Validator.GapsSight != ""
+	}
+	if otherPlan {
+		sight = d.PlanSight()
+	}
+	if otherGaps {
+		gapsSight = d.GapsSight()
+	}
 	if log.Overflowed != "" && log.Overflowed == plan {
 		return Judgement{}, fmt.Errorf("more than %d critic runs were made on this plan (or launched and never finished), so rodin cannot know them all: edit the plan and assess it again", evidence.MaxCritics)
 	}
 	if log.GapsOverflowed != "" && log.GapsOverflowed == gaps {
 		return Judgement{}, fmt.Errorf("more than %d validator runs were made on these gaps, so rodin cannot know them all: edit the gaps and assess the plan again", evidence.MaxValidators)
 	}
-	if log.LostOn(sight) {
+	if len(log.Lost) > 0 && log.LostOn(sight) {
 		return Judgement{}, errors.New("a critic or validator run rodin observed on this plan could not be recorded (rodin's record of the session's runs was damaged, held locked by another process, or could not be written), and every run counts: edit the plan and assess it again, or start a new session")
 	}
 	all := log.CriticsOn(plan, sight)
