@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -165,27 +166,34 @@ func LooksTicked(line string) bool {
 	return false
 }
 
-// Fenced reports, for each line of src (0-based), whether it lies in a
-// fenced code block (its fences too): an example of a task list, shown,
-// is no task list.
-func Fenced(lines []string) []bool {
-	out := make([]bool, len(lines))
-	var fence string
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " \t>")
+// InFence reports whether line n (1-based) of src lies in a fenced code
+// block, its fences too.
+func InFence(src []byte, n int) bool {
+	fence := ""
+	for k, rest := 1, src; len(rest) > 0 && k <= n; k++ {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		t := bytes.TrimLeft(l, " \t>")
 		switch {
 		case fence != "":
-			out[i] = true
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+			if k == n {
+				return true
+			}
+			if bytes.HasPrefix(t, []byte(fence)) && len(bytes.TrimSpace(bytes.TrimLeft(t, fence[:1]))) == 0 {
 				fence = ""
 			}
-		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
-			out[i] = true
-			n := len(t) - len(strings.TrimLeft(t, t[:1]))
-			fence = strings.Repeat(t[:1], n)
+		case bytes.HasPrefix(t, []byte("```")), bytes.HasPrefix(t, []byte("~~~")):
+			if k == n {
+				return true
+			}
+			fence = string(t[:len(t)-len(bytes.TrimLeft(t, string(t[:1])))])
 		}
 	}
-	return out
+	return false
 }
 
 // NamesID reports whether line holds id as a word of its own: V1 in
@@ -209,4 +217,39 @@ func NamesID(line, id string) bool {
 		}
 		k = i + len(id)
 	}
+}
+
+// LookalikeLines are the lines (1-based) of src that look like a ticked
+// box (LooksTicked) but have none (boxed, by line, says which have one),
+// outside fenced code: one pass over the file, most lines passed over at
+// their first bytes.
+func LookalikeLines(src []byte, boxed func(line int) bool) []int {
+	var out []int
+	fence := ""
+	for n, rest := 1, src; len(rest) > 0; n++ {
+		l := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		t := bytes.TrimLeft(l, " \t>")
+		if fence != "" {
+			if bytes.HasPrefix(t, []byte(fence)) && len(bytes.TrimSpace(bytes.TrimLeft(t, fence[:1]))) == 0 {
+				fence = ""
+			}
+			continue
+		}
+		if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) {
+			fence = string(t[:len(t)-len(bytes.TrimLeft(t, string(t[:1])))])
+			continue
+		}
+		if !bytes.ContainsAny(l[:min(len(l), 64)], "[［") || boxed(n) {
+			continue
+		}
+		if LooksTicked(string(l)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -424,9 +424,10 @@ func TestLookalikes(t *testing.T) {
 			t.Errorf("LooksTicked(%q) = %v, want %v", c.line, got, c.want)
 		}
 	}
-	f := Fenced([]string{"a", "```md", "- [x] V9 example", "```", "b", "~~~~", "x", "~~~~ not closed", "~~~~"})
-	if want := []bool{false, true, true, true, false, true, true, true, true}; fmt.Sprint(f) != fmt.Sprint(want) {
-		t.Errorf("Fenced = %v, want %v", f, want)
+	src := "- [ ] V1 x\n```md\n- [x] V9 example\n```\n-\u00a0[x] V1 y\n~~~~\n- [✓] V2\n~~~~ not closed\n~~~~\n| [x] | V3 |\n"
+	got := LookalikeLines([]byte(src), func(n int) bool { return n == 1 })
+	if want := []int{5, 10}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("LookalikeLines = %v, want %v (fenced examples and boxed lines aside)", got, want)
 	}
 	for _, c := range []struct {
 		line, id string

@@ -323,27 +323,76 @@ func newLookalike(old, next []byte, before, after []tasks.Task, verification fun
 	if len(ids) == 0 || bytes.Equal(old, next) {
 		return 0
 	}
-	had := map[string]bool{}
-	for _, l := range strings.Split(string(old), "\n") {
-		had[l] = true
-	}
 	boxed := map[int]bool{} // a box of its own: ticked or not, the gate reads it
 	for _, t := range after {
 		boxed[t.Line] = boxed[t.Line] || t.Boxed()
 	}
-	lines := strings.Split(string(next), "\n")
-	fenced := tasks.Fenced(lines)
-	for i, l := range lines {
-		if had[l] || boxed[i+1] || fenced[i] || !tasks.LooksTicked(l) {
-			continue
+	// The lines the edit wrote: between what old and next share at their
+	// start and at their end (a tick writes one).
+	pre := 0
+	for pre < len(old) && pre < len(next) && old[pre] == next[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(old)-pre && suf < len(next)-pre && old[len(old)-1-suf] == next[len(next)-1-suf] {
+		suf++
+	}
+	start := bytes.LastIndexByte(next[:pre], '\n') + 1
+	end := len(next) - suf
+	if k := bytes.IndexByte(next[end:], '\n'); k >= 0 {
+		end += k
+	} else {
+		end = len(next)
+	}
+	if start >= end {
+		return 0
+	}
+	first := bytes.Count(next[:start], []byte{'\n'}) // lines before the region
+	var lines []int
+	if region := next[start:end]; bytes.Contains(region, []byte("```")) || bytes.Contains(region, []byte("~~~")) {
+		// A fence in what the edit wrote: the whole file decides what is
+		// inside one.
+		for _, n := range tasks.LookalikeLines(next, func(n int) bool { return boxed[n] }) {
+			if n > first && n <= first+1+bytes.Count(region, []byte{'\n'}) {
+				lines = append(lines, n)
+			}
+		}
+	} else {
+		for _, n := range tasks.LookalikeLines(region, func(n int) bool { return boxed[first+n] }) {
+			if !tasks.InFence(next, first+n) { // an example in a fence the edit did not touch
+				lines = append(lines, first+n)
+			}
+		}
+	}
+	for _, n := range lines {
+		l := lineAt(next, n)
+		if hadLine(old, l) {
+			continue // a line the file had: the edit did not write it
 		}
 		for _, id := range ids {
 			if tasks.NamesID(l, id) {
-				return i + 1
+				return n
 			}
 		}
 	}
 	return 0
+}
+
+// hadLine reports whether src has l as one of its lines.
+func hadLine(src []byte, l string) bool {
+	for from := 0; from <= len(src); {
+		i := bytes.Index(src[from:], []byte(l))
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(l)
+		if (i == 0 || src[i-1] == '\n') && (end == len(src) || src[end] == '\n' || src[end] == '\r') {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }
 
 // ticksABox reports whether an edit's new text holds a ticked box its old

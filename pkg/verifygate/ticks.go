@@ -451,44 +451,41 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		// no box (a look-alike, the box taken away): the file is not what
 		// the gate can judge, as if unreadable, until the box is back
 		// (attack 68).
-		here := map[string]tasks.Task{}
-		boxed := map[int]bool{}
-		for _, t := range parsed {
-			here[t.Key()] = t
-			boxed[t.Line] = boxed[t.Line] || t.Boxed()
+		here := make(map[string]int, len(parsed)) // by key, the task's index
+		boxed := make(map[int]bool, len(parsed))
+		for i := range parsed {
+			here[parsed[i].Key()] = i
+			boxed[parsed[i].Line] = boxed[parsed[i].Line] || parsed[i].Boxed()
 		}
-		var lines []string
 		var lookalikes []int // lines that look ticked and have no box, found once
+		scanned := false
 		for _, sn := range s.Baseline.Files[rel] {
 			parts := strings.Split(sn.Title, "\x00")
 			if !sn.Verify || sn.Checked || len(parts) < 2 {
 				continue
 			}
-			if lines == nil {
-				lines = strings.Split(string(src), "\n")
-				fenced := tasks.Fenced(lines)
-				for i, l := range lines {
-					if !boxed[i+1] && !fenced[i] && tasks.LooksTicked(l) {
-						lookalikes = append(lookalikes, i)
-					}
-				}
-			}
 			line := 0
-			if t, ok := here[sn.Key]; ok {
-				// Still a task, its box taken away (a heading now):
-				// `#### [x] V1 …` looks done.
-				if !t.Boxed() && t.Line >= 1 && t.Line <= len(lines) && tasks.LooksTicked(lines[t.Line-1]) {
+			if i, ok := here[sn.Key]; ok {
+				t := &parsed[i]
+				switch {
+				case !t.Boxed() && tasks.LooksTicked(lineAt(src, t.Line)):
+					// Still a task, its box taken away (a heading now):
+					// `#### [x] V1 …` looks done.
+					line = t.Line
+				case tasks.LooksTicked(t.Title):
+					// Its box given to a line below, a look-alike in its
+					// words: `#### [x] V1 …` over `- [ ] more work`.
 					line = t.Line
 				}
-			} else {
-				line = tasks.Unboxed(src, parsed, parts[0], parts[1])
-			}
-			if line == 0 && parts[0] != "" {
-				// Reworded as well, or its box given to a line below: its
-				// id on a line that looks ticked and has no box.
-				for _, i := range lookalikes {
-					if tasks.NamesID(lines[i], parts[0]) {
-						line = i + 1
+			} else if line = tasks.Unboxed(src, parsed, parts[0], parts[1]); line == 0 && parts[0] != "" {
+				// Reworded as well: its id on a line that looks ticked
+				// and has no box (the file read once, for the first).
+				if !scanned {
+					lookalikes, scanned = tasks.LookalikeLines(src, func(n int) bool { return boxed[n] }), true
+				}
+				for _, n := range lookalikes {
+					if tasks.NamesID(lineAt(src, n), parts[0]) {
+						line = n
 						break
 					}
 				}
@@ -943,4 +940,19 @@ func (s *Session) TickedBy(file, key string) string {
 	// Checked, and unknown to the record: ticked after the session's
 	// hooks last looked at the file.
 	return "no call of this session made it (ticked after rodin last looked: someone else, or a process left behind)"
+}
+
+// lineAt is line n (1-based) of src, without its line ending.
+func lineAt(src []byte, n int) string {
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return ""
+		}
+		src = src[i+1:]
+	}
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		src = src[:i]
+	}
+	return string(src)
 }
