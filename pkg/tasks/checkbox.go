@@ -169,8 +169,20 @@ func LooksTicked(line string) bool {
 // InFence reports whether line n (1-based) of src lies in a fenced code
 // block, its fences too.
 func InFence(src []byte, n int) bool {
+	in := false
+	eachLine(src, func(k int, _ []byte, fenced bool) bool {
+		in = fenced
+		return k < n
+	})
+	return in
+}
+
+// eachLine calls f with each line of src (1-based), without its line
+// ending, and whether it lies in a fenced code block (its fences too),
+// until f returns false.
+func eachLine(src []byte, f func(n int, line []byte, fenced bool) bool) {
 	fence := ""
-	for k, rest := 1, src; len(rest) > 0 && k <= n; k++ {
+	for n, rest := 1, src; len(rest) > 0; n++ {
 		l := rest
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			l, rest = rest[:i], rest[i+1:]
@@ -178,22 +190,20 @@ func InFence(src []byte, n int) bool {
 			rest = nil
 		}
 		t := bytes.TrimLeft(l, " \t>")
+		fenced := fence != ""
 		switch {
-		case fence != "":
-			if k == n {
-				return true
-			}
+		case fenced:
 			if bytes.HasPrefix(t, []byte(fence)) && len(bytes.TrimSpace(bytes.TrimLeft(t, fence[:1]))) == 0 {
 				fence = ""
 			}
 		case bytes.HasPrefix(t, []byte("```")), bytes.HasPrefix(t, []byte("~~~")):
-			if k == n {
-				return true
-			}
+			fenced = true
 			fence = string(t[:len(t)-len(bytes.TrimLeft(t, string(t[:1])))])
 		}
+		if !f(n, l, fenced) {
+			return
+		}
 	}
-	return false
 }
 
 // NamesID reports whether line holds id as a word of its own: V1 in
@@ -225,31 +235,11 @@ func NamesID(line, id string) bool {
 // their first bytes.
 func LookalikeLines(src []byte, boxed func(line int) bool) []int {
 	var out []int
-	fence := ""
-	for n, rest := 1, src; len(rest) > 0; n++ {
-		l := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			l, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
-		t := bytes.TrimLeft(l, " \t>")
-		if fence != "" {
-			if bytes.HasPrefix(t, []byte(fence)) && len(bytes.TrimSpace(bytes.TrimLeft(t, fence[:1]))) == 0 {
-				fence = ""
-			}
-			continue
-		}
-		if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) {
-			fence = string(t[:len(t)-len(bytes.TrimLeft(t, string(t[:1])))])
-			continue
-		}
-		if !bytes.ContainsAny(l[:min(len(l), 64)], "[［") || boxed(n) {
-			continue
-		}
-		if LooksTicked(string(l)) {
+	eachLine(src, func(n int, l []byte, fenced bool) bool {
+		if !fenced && bytes.ContainsAny(l[:min(len(l), 64)], "[［") && !boxed(n) && LooksTicked(string(l)) {
 			out = append(out, n)
 		}
-	}
+		return true
+	})
 	return out
 }

@@ -719,13 +719,22 @@ func NamesBrowserTests(title string) bool {
 // testFileNamed reports whether a title names a test file in code
 // ("covered by `web/test/app.integration.test.tsx`"): a folder and a name
 // with test or spec and an extension.
-func testFileNamed(raw string) bool {
+func testFileNamed(raw string) bool { return testFileIn(raw, true) }
+
+// testFileIn reports whether a title names a file in code whose name (or,
+// with inName false, whose path) says test or spec: a folder and a name
+// with an extension, no setting (`validation.gate_on_tests=ON`).
+func testFileIn(raw string, inName bool) bool {
 	parts := strings.Split(strings.ToLower(raw), "`")
 	for i := 1; i < len(parts); i += 2 {
 		c := strings.TrimSpace(parts[i])
 		name := c[strings.LastIndex(c, "/")+1:]
+		said := c
+		if inName {
+			said = name
+		}
 		if strings.Contains(c, "/") && strings.Contains(name, ".") && !strings.ContainsAny(c, " =") &&
-			(strings.Contains(name, "test") || strings.Contains(name, "spec")) {
+			(strings.Contains(said, "test") || strings.Contains(said, "spec")) {
 			return true
 		}
 	}
@@ -748,16 +757,7 @@ func testFilePasses(raw, prose string) bool {
 	if !strings.Contains(prose, "pass") && !strings.Contains(prose, "covered by") {
 		return false // "`test/x.bats` passes", "covered by `web/test/app.test.tsx`"
 	}
-	parts := strings.Split(strings.ToLower(raw), "`")
-	for i := 1; i < len(parts); i += 2 {
-		c := strings.TrimSpace(parts[i])
-		name := c[strings.LastIndex(c, "/")+1:]
-		if strings.Contains(c, "/") && strings.Contains(name, ".") && !strings.ContainsAny(c, " =") &&
-			(strings.Contains(c, "test") || strings.Contains(c, "spec")) {
-			return true
-		}
-	}
-	return false
+	return testFileIn(raw, false)
 }
 
 // outputNamed reports whether the task's text says what one of its
