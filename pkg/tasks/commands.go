@@ -272,10 +272,8 @@ func runSteps(first ast.Node, src []byte, runOnly bool) []Command {
 // values, the agent step below confirms …]"): not a check to demand.
 func optionalStep(step string) bool {
 	l := strings.ToLower(step)
-	for _, p := range []string{"[if ", "(optional", "[optional", "optional:", "optionally", "if applicable"} {
-		if strings.Contains(l, p) {
-			return true
-		}
+	if containsAny(l, "[if ", "(optional", "[optional", "optional:", "optionally", "if applicable") {
+		return true
 	}
 	return false
 }
@@ -1426,12 +1424,7 @@ func continues(l string) bool {
 // looks at ("Confirm the calls appear together").
 func refersToSteps(s string) bool {
 	s = strings.ToLower(s)
-	for _, w := range []string{"command", "step", "above", "via", "pass", "fail", "green", "exit 0", "succeed", "success", "error", "checks", "assertion"} {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return containsAny(s, "command", "step", "above", "via", "pass", "fail", "green", "exit 0", "succeed", "success", "error", "checks", "assertion")
 }
 
 // qualitySection reads the commands of a "Quality Commands" section: its

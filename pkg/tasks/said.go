@@ -247,16 +247,14 @@ func findsNothing(c, after string) bool {
 			return false
 		}
 	}
-	for _, p := range []string{"return empty", "returns empty", "→ empty", "-> empty", "empty output", "empty result",
+	if containsAny(clause, "return empty", "returns empty", "→ empty", "-> empty", "empty output", "empty result",
 		"returns nothing", "return nothing", "finds nothing", "find nothing", "prints nothing", "print nothing",
 		"outputs nothing", "output nothing", "no output",
 		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
 		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1",
-		"must be empty", "should be empty", "is empty", "expect empty", "be empty"} {
-		if strings.Contains(clause, p) {
-			return true
-		}
+		"must be empty", "should be empty", "is empty", "expect empty", "be empty") {
+		return true
 	}
 	// A count that must be 0 (`grep -c X f` "must return 0"): grep -c
 	// prints 0 and exits 1 then.
@@ -318,12 +316,7 @@ func zeroCount(after string) bool {
 		clause = clause[:i]
 	}
 	clause = " " + clause + " "
-	for _, p := range []string{"return 0 ", "returns 0 ", "print 0 ", "prints 0 ", "output 0 ", "outputs 0 ", "show 0 ", "shows 0 ", "be 0 ", "is 0 ", "= 0 ", "== 0 ", "expect 0 "} {
-		if strings.Contains(clause, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(clause, "return 0 ", "returns 0 ", "print 0 ", "prints 0 ", "output 0 ", "outputs 0 ", "show 0 ", "shows 0 ", "be 0 ", "is 0 ", "= 0 ", "== 0 ", "expect 0 ")
 }
 
 // countedSearch is the search of a count of its matches (`grep -rn TODO
@@ -497,12 +490,7 @@ func matchFound(o string) bool {
 // `cargo clippy -- -D warnings`, `-Werror`, `eslint --max-warnings 0`):
 // "no warnings" is then its exit.
 func failsOnWarnings(c string) bool {
-	for _, w := range []string{"go vet", "-D warnings", "-Dwarnings", "-Werror", "max-warnings", "--deny warnings", "warnaserror", "warnings-as-errors", "--strict", "tsc "} {
-		if strings.Contains(c, w) {
-			return true
-		}
-	}
-	return false
+	return containsAny(c, "go vet", "-D warnings", "-Dwarnings", "-Werror", "max-warnings", "--deny warnings", "warnaserror", "warnings-as-errors", "--strict", "tsc ")
 }
 
 // quietSearch reports whether a grep prints nothing whatever it finds
@@ -528,12 +516,7 @@ func quietSearch(c string) bool {
 // matches ("no matches"): what a quiet search never does.
 func speaksOfOutput(after string) bool {
 	l := strings.ToLower(after)
-	for _, p := range []string{"output", "prints nothing", "print nothing", "nothing printed", "silent"} {
-		if strings.Contains(l, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(l, "output", "prints nothing", "print nothing", "nothing printed", "silent")
 }
 
 // searchAsText is a search with -a (--text) after its program: grep's,
@@ -590,10 +573,5 @@ func statusClean(c, after string) bool {
 	if i := strings.IndexByte(l, '\n'); i >= 0 {
 		l = l[:i]
 	}
-	for _, p := range []string{"no output", "empty", "prints nothing", "nothing", "clean"} {
-		if strings.Contains(l, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(l, "no output", "empty", "prints nothing", "nothing", "clean")
 }

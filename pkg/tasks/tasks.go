@@ -500,12 +500,7 @@ func manualLegend(line string) bool {
 			return false
 		}
 	}
-	for _, w := range []string{"manual", "by hand", "a person", "human", "manualmente", "вручную", "ручн", "manuell", "手動", "手动", "수동"} {
-		if strings.Contains(rest, w) {
-			return true
-		}
-	}
-	return false
+	return containsAny(rest, "manual", "by hand", "a person", "human", "manualmente", "вручную", "ручн", "manuell", "手動", "手动", "수동")
 }
 
 // refs names tasks whose id repeats by their place among them.
@@ -682,12 +677,10 @@ func namesBound(text string) bool {
 // "[Verify] Test: an expired token returns 401").
 func NamesTests(title string) bool {
 	l := " " + strings.ToLower(title) + " "
-	for _, p := range []string{"unit test", "integration test", "e2e test", "end-to-end test", "component test", "contract test",
+	if containsAny(l, "unit test", "integration test", "e2e test", "end-to-end test", "component test", "contract test",
 		" test: ", " tests: ", "regression test", "snapshot test", "fixture test", "smoke test", "e2e smoke", "unit/integration test",
-		"(vitest)", "(jest)", "(playwright)", "(cypress)", "(pytest)"} {
-		if strings.Contains(l, p) {
-			return true
-		}
+		"(vitest)", "(jest)", "(playwright)", "(cypress)", "(pytest)") {
+		return true
 	}
 	return testFileNamed(title)
 }
@@ -708,12 +701,7 @@ func NamesBrowserTests(title string) bool {
 		}
 		return false
 	}
-	for _, p := range []string{"e2e", "end-to-end", "playwright", "cypress", "browser test"} {
-		if strings.Contains(l, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(l, "e2e", "end-to-end", "playwright", "cypress", "browser test")
 }
 
 // testFileNamed reports whether a title names a test file in code
@@ -818,10 +806,8 @@ func aboutChecks(words string) bool {
 	if (strings.Contains(padded, " tests ") || strings.Contains(padded, " specs ")) && passes {
 		return true
 	}
-	for _, p := range []string{" test passes ", " test pass ", " spec passes ", " test is green "} {
-		if strings.Contains(padded, p) {
-			return true
-		}
+	if containsAny(padded, " test passes ", " test pass ", " spec passes ", " test is green ") {
+		return true
 	}
 	ws := strings.Fields(padded)
 	for i, w := range ws {
@@ -833,12 +819,7 @@ func aboutChecks(words string) bool {
 			}
 		}
 	}
-	for _, w := range []string{"质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト", "回归", "迴歸", "全绿", "全綠"} {
-		if strings.Contains(words, w) {
-			return true
-		}
-	}
-	return false
+	return containsAny(words, "质量", "构建", "编译", "测试通过", "全部测试", "单元测试", "检查点", "品質", "ビルド", "テスト", "回归", "迴歸", "全绿", "全綠")
 }
 
 // template reports whether a task's text holds a template's placeholder
@@ -1206,18 +1187,13 @@ func inspects(prose string) bool {
 	if strings.HasPrefix(strings.TrimLeft(prose, " *_"), "inspect ") {
 		return true
 	}
-	for _, p := range []string{"inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
+	return containsAny(prose, "inspect every", "inspect each", "inspect all", "and inspect", "inspect the output", "inspect the result",
 		"with expected output", "with the expected output", "with expected result", "with the expected result", "compare against", "compare with", "compared against", "compared with", "confirm only", "confirm the result is", "eyeball",
 		"review every match", "review each match", "check each hit", "check every hit", "verify only the",
 		// A test-first step's failure, for the expected reason: the
 		// project's checks, which must pass, cannot stand for it.
 		"fails for the expected", "fail for the expected", "fails as expected", "fail as expected", "confirm it fails",
-		"confirm they fail", "verify it fails", "see it fail", "watch it fail"} {
-		if strings.Contains(prose, p) {
-			return true
-		}
-	}
-	return false
+		"confirm they fail", "verify it fails", "see it fail", "watch it fail")
 }
 
 // namesACs reports whether a title speaks of the acceptance criteria by
@@ -1257,13 +1233,8 @@ func personHeading(h string) bool {
 			}
 		}
 	}
-	for _, p := range []string{"ручная проверка", "ручные проверки", "manuelle prüfung", "manuelle tests", "verificación manual",
-		"pruebas manuales", "verificação manual", "testes manuais", "手动验证", "人工验证", "手動テスト", "手動確認", "수동 테스트", "수동 검증"} {
-		if strings.Contains(h, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(h, "ручная проверка", "ручные проверки", "manuelle prüfung", "manuelle tests", "verificación manual",
+		"pruebas manuales", "verificação manual", "testes manuais", "手动验证", "人工验证", "手動テスト", "手動確認", "수동 테스트", "수동 검증")
 }
 
 // manual reports whether a person checks the task (said by its id, its
@@ -1290,7 +1261,7 @@ func manual(id, kind, title, text string) bool {
 			}
 		}
 	}
-	for _, p := range []string{"operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
+	if containsAny(text, "operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
 		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification",
 		"**verify**: manual", "verify: manual", "verification: manual", "**test**: manual", "manual review", "manual timing", "manual observation",
 		"manual measurement", "manual test", "manual e2e", "manual qa", "manual inspection",
@@ -1315,10 +1286,8 @@ func manual(id, kind, title, text string) bool {
 		"screenshot", "截图", "截屏", "スクリーンショット", "스크린샷", "keyboard accessibility", "키보드 접근성", "접근성",
 		"アクセシビリティ", "无障碍", "sign-off", "sign off", "signs off", "signed off",
 		// The same in the languages task files are written in (corpus six).
-		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동"} {
-		if strings.Contains(text, p) {
-			return true
-		}
+		"manualmente", "вручную", "ручная проверка", "ручной проверк", "manuell", "手動", "手动", "수동") {
+		return true
 	}
 	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '.' })
 	for i, w := range ws {
@@ -1341,16 +1310,14 @@ func manual(id, kind, title, text string) bool {
 // gesture on a device. A task that names its command is an automated test
 // of those things (honest day 63: "the swipe test" with its `npm test`).
 func needsPerson(text string) bool {
-	for _, p := range []string{"live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
+	if containsAny(text, "live session", "live-dom session", "live dom session", "load-unpacked", "load unpacked", "unpacked extension",
 		"real corporate", "real account", "real user account", "real customer", "real card", "real payment", "real claude.ai",
 		"via duo", "via sso", "via okta", "slack dm", "send a slack", "production host", "on production",
 		"production environment", "before launch", "before go-live", "decide whether", "decide if",
 		"landscape", "on hardware", "after play", "haptic", "claude desktop", "desktop app", "desktop client",
 		"over long operation", "long-running operation", "over time", "overnight", "over several days", "over a week",
-		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定"} {
-		if strings.Contains(text, p) {
-			return true
-		}
+		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定") {
+		return true
 	}
 	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '.' })
 	for i, w := range ws {

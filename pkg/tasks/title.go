@@ -558,3 +558,13 @@ func isFormat(r rune) bool { return r >= 0x80 && unicode.Is(unicode.Cf, r) }
 // IsFormat reports whether r is an invisible format character (Unicode
 // Cf) that Visible drops.
 func IsFormat(r rune) bool { return isFormat(r) }
+
+// containsAny reports whether s holds one of the words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
