@@ -95,15 +95,7 @@ func packageJSON(root string) []Check {
 	if json.Unmarshal(b, &pkg) != nil {
 		return nil
 	}
-	pm := "npm"
-	switch {
-	case exists(root, "pnpm-lock.yaml"):
-		pm = "pnpm"
-	case exists(root, "yarn.lock"):
-		pm = "yarn"
-	case exists(root, "bun.lockb"), exists(root, "bun.lock"):
-		pm = "bun"
-	}
+	pm := packageManager(root, "")
 	var out []Check
 	seen := map[string]bool{}
 	for _, s := range scriptTypes {
@@ -118,6 +110,27 @@ func packageJSON(root string) []Check {
 		out = append(out, Check{s.typ, cmd, "package.json"})
 	}
 	return out
+}
+
+// packageManager is the program that runs the scripts of the package.json
+// in dir (relative to root; "" for the root): by the lockfile beside it,
+// else the root's (a workspace's lockfile is its root's), else npm.
+func packageManager(root, dir string) string {
+	dirs := []string{dir}
+	if dir != "" {
+		dirs = append(dirs, "")
+	}
+	for _, d := range dirs {
+		switch {
+		case exists(root, filepath.Join(d, "pnpm-lock.yaml")):
+			return "pnpm"
+		case exists(root, filepath.Join(d, "yarn.lock")):
+			return "yarn"
+		case exists(root, filepath.Join(d, "bun.lockb")), exists(root, filepath.Join(d, "bun.lock")):
+			return "bun"
+		}
+	}
+	return "npm"
 }
 
 // recipeTypes maps make targets and just recipes to types.
@@ -257,15 +270,9 @@ func Subprojects(root string) []Sub {
 		if json.Unmarshal(b, &pkg) != nil {
 			continue
 		}
-		pm := "npm"
-		switch {
-		case exists(root, filepath.Join(d, "pnpm-lock.yaml")), exists(root, "pnpm-lock.yaml"):
-			pm = "pnpm"
-		case exists(root, filepath.Join(d, "yarn.lock")), exists(root, "yarn.lock"):
-			pm = "yarn"
-		}
+		pm := packageManager(root, d)
 		run := func(name string) string {
-			if pm == "npm" && name != "test" {
+			if (pm == "npm" || pm == "bun") && name != "test" {
 				return "cd " + d + " && npm run " + name
 			}
 			return "cd " + d + " && " + pm + " " + name
