@@ -271,11 +271,7 @@ func runSteps(first ast.Node, src []byte, runOnly bool) []Command {
 // another outcome stand ("(optional)", "[If the executor uses different
 // values, the agent step below confirms …]"): not a check to demand.
 func optionalStep(step string) bool {
-	l := strings.ToLower(step)
-	if containsAny(l, "[if ", "(optional", "[optional", "optional:", "optionally", "if applicable") {
-		return true
-	}
-	return false
+	return containsAny(strings.ToLower(step), "[if ", "(optional", "[optional", "optional:", "optionally", "if applicable")
 }
 
 // runVerb reports whether a bullet's first word says to run or check what

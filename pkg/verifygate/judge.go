@@ -282,9 +282,12 @@ func (s *Session) subprojectTests(t tasks.Task) (cmd, dir string) {
 	e2e := tasks.NamesBrowserTests(t.Title)
 	text := strings.ToLower(t.Title + "\n" + t.Text)
 	title := " " + strings.Join(strings.FieldsFunc(strings.ToLower(t.Title), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ") + " "
+	nameWords := func(n string) []string {
+		return strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' || r == '_' || r == '.' })
+	}
 	own := map[string]bool{}
 	for _, n := range rootNames(s.Root) {
-		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		for _, w := range nameWords(n) {
 			own[w] = true
 		}
 	}
@@ -305,7 +308,7 @@ func (s *Session) subprojectTests(t tasks.Task) (cmd, dir string) {
 			named = append(named, d)
 			continue
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(path.Base(d)), func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		for _, w := range nameWords(path.Base(d)) {
 			if len(w) >= 3 && !own[w] && strings.Contains(title, " "+w+" ") {
 				named = append(named, d)
 				break
