@@ -490,7 +490,7 @@ type taskView struct {
 	Title    string `json:"title"`
 	Line     int    `json:"line"`
 	Checked  bool   `json:"checked"`
-	State    string `json:"state,omitempty"` // "in progress" (Kiro's [-])
+	State    string `json:"state,omitempty"` // "in progress" (Kiro's [-]), "no box" (a tagged heading with none: not gated)
 	Optional bool   `json:"optional,omitempty"`
 	Verify   bool   `json:"verify"`
 	// Commands are what a verification task demands and where each was
@@ -556,7 +556,11 @@ func runTasks(e *env, args []string) error {
 		if err != nil {
 			return withHint(fmt.Errorf("cannot read the task file %s: %v", rel, errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
 		}
-		for _, t := range tasks.Parse(b) {
+		f := tasks.ParseFile(b)
+		for _, t := range f.Boxless {
+			views = append(views, taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, State: noBox, Verify: true})
+		}
+		for _, t := range f.Tasks {
 			v := taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, Checked: t.Checked, Optional: t.Optional, Verify: s.IsVerification(rel, t), acceptance: t.AC && !t.Inspect}
 			if t.InProgress {
 				v.State = "in progress"
@@ -624,6 +628,7 @@ func runTasks(e *env, args []string) error {
 		}
 	}
 	if asJSON {
+		sort.SliceStable(views, func(i, j int) bool { return views[i].File == views[j].File && views[i].Line < views[j].Line })
 		if views == nil {
 			views = []taskView{}
 		}
@@ -636,7 +641,9 @@ func runTasks(e *env, args []string) error {
 	if s.ID == "" {
 		fmt.Fprintln(e.stdout, "no Claude Code session has run here with rodin yet: no evidence to show")
 	}
-	sort.SliceStable(views, func(i, j int) bool { return views[i].File < views[j].File })
+	sort.SliceStable(views, func(i, j int) bool {
+		return views[i].File < views[j].File || views[i].File == views[j].File && views[i].Line < views[j].Line
+	})
 	last := ""
 	for _, v := range views {
 		if v.File != last {
@@ -647,7 +654,11 @@ func runTasks(e *env, args []string) error {
 		if v.Checked {
 			box = "[x]"
 		}
-		if v.State != "" {
+		switch v.State {
+		case noBox:
+			box = "   "
+		case "":
+		default:
 			box = "[-]"
 		}
 		ref := v.Ref
@@ -655,6 +666,10 @@ func runTasks(e *env, args []string) error {
 			ref = v.ID
 		}
 		fmt.Fprintf(e.stdout, "  %s %s %s\n", box, ref, v.Title)
+		if v.State == noBox {
+			fmt.Fprintf(e.stdout, "        not gated: a [VERIFY] heading (line %d) with no box in it or under it, so nothing of it is ever ticked; put its check in a box (`- [ ] %s …`) to have rodin judge it\n", v.Line, ref)
+			continue
+		}
 		if v.TickedBy != "" {
 			fmt.Fprintf(e.stdout, "        ticked by %s\n", v.TickedBy)
 		}
@@ -694,6 +709,10 @@ func runTasks(e *env, args []string) error {
 	}
 	return nil
 }
+
+// noBox is the state of a verification task written as a heading with no
+// box to tick (tasks.File.Boxless).
+const noBox = "no box"
 
 func detail(c checkView) string {
 	switch {

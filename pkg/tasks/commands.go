@@ -45,8 +45,14 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	}
 	var out []Command
 	prev, gap := "", ""
-	for i := 0; i < len(t.code); i++ {
+	aside := t.asides()
+	for i := 0; i < t.noted(); i++ {
 		c := t.code[i]
+		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" {
+			// `true` or `false` alone in a title is a value of the prose
+			// (a flag "with value `false`"), never the check.
+			continue
+		}
 		if r, ok := nextScript(prev, gap, c); ok {
 			c = r
 		} else if prev != "" && alternative(gap) && CommandLike(c) {
@@ -54,7 +60,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			continue // "`gh pr checks --watch` or `gh pr checks`": the first
 		}
 		prev, gap = "", ""
-		if CommandLike(c) && !namedFile(c) {
+		if CommandLike(c) && !namedFile(c) && !logged(t.before(i)) {
 			after, next := t.after(i)
 			run, usesNext := said(c, after, next)
 			if usesNext {
@@ -1560,6 +1566,10 @@ func CommandLike(c string) bool {
 		return false
 	case strings.HasPrefix(w, "/") && !rootExists(w):
 		// `/api/public/playlists`: a URL's path, not a program.
+		return false
+	case w[0] == '@':
+		// An npm scope (`@tanstack/react-query`, `@std/k8s`): a package's
+		// name, never a program's.
 		return false
 	case ShellBuiltin(w):
 		return true

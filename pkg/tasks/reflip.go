@@ -25,7 +25,7 @@ func Reflip(prev File, old, next []byte) (f File, ok bool) {
 			return File{}, false // not old's reading
 		}
 	}
-	f = File{Tasks: append([]Task(nil), ts...), Quality: prev.Quality, probes: prev.probes}
+	f = File{Tasks: append([]Task(nil), ts...), Quality: prev.Quality, Boxless: prev.Boxless, probes: prev.probes}
 	// The boxes by mark, and the verification tasks, gathered at the
 	// first difference: a tick of one box in a file of thousands looks up
 	// one mark, and an edit of many boxes costs no more than a parse.

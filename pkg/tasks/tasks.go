@@ -182,6 +182,13 @@ type File struct {
 	// Quality are the commands of the file's "Quality Commands" section,
 	// the file's own answer to "what checks this project".
 	Quality []Command
+	// Boxless are the verification tasks written as headings with no box
+	// to tick, in the heading nor in its section (`### V1 [VERIFY] Quality
+	// checkpoint` in a plan of headings): nothing of them is gated, and
+	// `rodin tasks` says so rather than leave the author to believe it is.
+	// A fresh parse's only: the reading kept between hooks does not carry
+	// it (no hook reads it).
+	Boxless []Task
 
 	probes []probe // what the parse asked the machine (probe.go)
 }
@@ -233,6 +240,15 @@ func parseFile(src []byte) File {
 	var headings [7]string
 	section := ""    // the headings the walk is under, outermost first
 	var head *tagged // the verification task a heading holds, whose section the walk is in
+	// bare is the tagged heading whose section the walk is in, until a
+	// box is found in the heading or its section: then it is no Boxless.
+	var bare *Task
+	endSection := func() {
+		if bare != nil {
+			f.Boxless = append(f.Boxless, *bare)
+			bare = nil
+		}
+	}
 	// A byte-order mark (some editors write one) is no text of the first
 	// line: a file starting with a task still starts with a list.
 	src = LineEnds(bytesTrimBOM(src))
@@ -255,16 +271,25 @@ func parseFile(src []byte) File {
 				clear(headings[l+1:])
 				section = strings.Join(headings[1:l+1], "\x00") // the path: "Phase 2", "Checkpoint"
 				head = nil                                      // a tagged heading's section ends at the next heading
-				if head == nil {
-					head = headingTask(n, src, lines)
-					if head != nil && head.box != nil {
-						f.Tasks = append(f.Tasks, *head.box)
-					}
+				endSection()
+				head = headingTask(n, src, lines)
+				switch {
+				case head != nil && head.box != nil:
+					f.Tasks = append(f.Tasks, *head.box)
+				case head != nil:
+					t := head.task
+					bare = &t
+				default:
+					bare = trailingTag(heading)
+				}
+				if bare != nil {
+					bare.Line, bare.mark, bare.Section, bare.Ref = lineOf(lines, n.Lines().At(0).Start), -1, section, bare.ID
 				}
 			}
 		case *ast.ListItem:
 			if t, ok := readTask(n, src, lines, head); ok {
 				t.Section = section
+				bare = nil // the section has a box
 				if t.Verify && t.Kind == "" && !t.Manual && len(t.Commands) == 0 && needsPerson(strings.ToLower(strings.Join(headings[:], " "))) &&
 					!aboutChecks(strings.ToLower(t.Title)) {
 					// What the section's heading names the agent cannot
@@ -289,6 +314,7 @@ func parseFile(src []byte) File {
 		}
 		return ast.WalkContinue, nil
 	})
+	endSection()
 	if legend {
 		// The file's legend says a [VERIFY] task is a person's check
 		// ("[VERIFY] = ручная проверка (без автотестов)"): one that names
@@ -441,6 +467,28 @@ func headingTask(h *ast.Heading, src []byte, lines []int) *tagged {
 	return g
 }
 
+// trailingTag is the verification task a heading names by a tag at its
+// end ("### 0.1: Verify existing test data — 2 units [VERIFY]", where the
+// plan's headings end in their kind: [BUILD], [L3]), nil when its last word
+// is no [VERIFY] tag. Such a heading is only ever listed as Boxless: its
+// boxes, if its section has any, are ordinary tasks (VERIFY-SPEC §1 reads
+// the tag among the leading ones).
+func trailingTag(heading string) *Task {
+	f := strings.Fields(heading)
+	if len(f) < 2 {
+		return nil
+	}
+	last := tagsOf(f[len(f)-1])
+	if len(last) == 0 || !slices.ContainsFunc(last, func(t string) bool { return strings.EqualFold(t, "[VERIFY]") }) {
+		return nil
+	}
+	ts := parseFile([]byte("- [ ] [VERIFY] " + strings.Join(f[:len(f)-1], " ") + "\n")).Tasks
+	if len(ts) == 0 || !ts[0].Verify {
+		return nil
+	}
+	return &ts[0]
+}
+
 // headingBox is where the box a heading holds as its own starts in its
 // text, -1 when it holds none: its last `[ ]`, `[x]`, `[X]` or `[-]`,
 // whatever stands beside it (a comment, a mark, "— done", a date, bold,
@@ -573,7 +621,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// What the agent cannot hold is a person's, unless the task speaks of
 	// the tests of it ("DNS resolver unit tests pass": honest day 63).
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) ||
-		len(t.Commands) == 0 && (editorCommand(title) || needsPerson(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower))
+		len(t.Commands) == 0 && (editorCommand(title) || (needsPerson(strings.ToLower(outsideCode(t.Text))) || prodFile(title.code)) && !aboutChecks(lower))
 	if slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) {
 		// A screenshot passes whatever it shows: a person looks at it.
 		t.Manual = true
@@ -782,6 +830,12 @@ func aboutChecks(words string) bool {
 	padded := " " + strings.Join(strings.FieldsFunc(strings.ToLower(words), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "
+	// "gate" as a verb ("preferences correctly gate non-mandatory
+	// categories", "to gate") names a behaviour, not a check, and "the live
+	// gate" is a deployed one (a proxy's), not a quality gate.
+	for _, v := range []string{"ly gate ", " to gate ", " should gate ", " must gate ", " will gate ", "ly gates ", " live gate "} {
+		padded = strings.ReplaceAll(padded, v, " ")
+	}
 	for _, w := range []string{"quality", "checkpoint", "checkpoints", "build", "builds", "compile", "compiles", "compilation",
 		"lint", "linting", "linter", "typecheck", "type-check", "type check", "types check", "format", "formatting", "clippy",
 		"go vet", "tests pass", "tests green", "all tests", "test suite", "full suite", "unit test", "unit tests",
@@ -1261,6 +1315,9 @@ func manual(id, kind, title, text string) bool {
 			}
 		}
 	}
+	// A program's screenshot command ("All AC-5.x verified (screenshot
+	// command)", a crawler's CLI) is no picture a person looks at.
+	text = strings.ReplaceAll(text, "screenshot command", "command")
 	if containsAny(text, "operator-verified", "operator verified", "verified by an operator", "manual verification", "manual check",
 		"manually verif", "verify manually", "verified manually", "check manually", "checked manually", "by hand", "[manual]", "human verification",
 		"**verify**: manual", "verify: manual", "verification: manual", "**test**: manual", "manual review", "manual timing", "manual observation",
@@ -1316,8 +1373,15 @@ func needsPerson(text string) bool {
 		"production environment", "before launch", "before go-live", "decide whether", "decide if",
 		"landscape", "on hardware", "after play", "haptic", "claude desktop", "desktop app", "desktop client",
 		"over long operation", "long-running operation", "over time", "overnight", "over several days", "over a week",
-		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定") {
+		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定",
+		"fresh cluster", "new cluster", "production cluster", "staging cluster") {
 		return true
+	}
+	if containsAny(text, "round-trip", "round trip", "roundtrip") && slices.ContainsFunc(strings.Fields(text), func(w string) bool {
+		w = strings.Trim(w, ".,;:()`*_")
+		return w == "s3" || w == "gcs" || w == "bucket"
+	}) {
+		return true // a cloud store's round trip: real credentials, a real bucket
 	}
 	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '.' })
 	for i, w := range ws {
@@ -1340,7 +1404,10 @@ func needsPerson(text string) bool {
 			for _, x := range next {
 				switch strings.Trim(x, ".") {
 				case "account", "accounts", "customer", "customers", "key", "keys", "card", "cards", "network", "round-trip",
-					"roundtrip", "soak", "user", "users", "device", "devices", "phone", "purchase", "payment", "payments", "inbox", "traffic":
+					"roundtrip", "soak", "user", "users", "device", "devices", "phone", "purchase", "payment", "payments", "inbox", "traffic",
+					// A deployed system ("the probe matrix against the live
+					// gate", "a real cluster").
+					"gate", "site", "environment", "system", "instance", "deployment", "cluster":
 					return true
 				}
 			}
@@ -1364,6 +1431,18 @@ func needsPerson(text string) bool {
 		}
 		if strings.Contains(w, ".prod.") {
 			return true // docker-compose.prod.yml: production's own files
+		}
+	}
+	return false
+}
+
+// prodFile reports whether a code span names production's own file
+// (`docker-compose.prod.yml`, `.env.production`): its values are the
+// deployment's, which a person holds.
+func prodFile(code []string) bool {
+	for _, c := range code {
+		if f := strings.Fields(c); len(f) == 1 && (strings.Contains(c, ".prod.") || strings.HasSuffix(c, ".env.production")) {
+			return true
 		}
 	}
 	return false

@@ -179,8 +179,12 @@ func (t title) leading() (id, n int) {
 		// "6.3.6 VE-WEEKLY [VERIFY]"), or a step's number after a word
 		// ("Step 1.5: [VERIFY]", "**Task 4: [VERIFY] …**", as plans of
 		// numbered steps write it): part of the leading words.
-		if n+1 < len(w) && (isLabel(w[n]) || isWord(w[id]) && isStepNumber(w[n])) && isTag(w[n+1]) {
+		switch {
+		case n+1 < len(w) && (isLabel(w[n]) || isWord(w[id]) && isStepNumber(w[n])) && isTag(w[n+1]):
 			n++
+		case n+2 < len(w) && isWord(w[id]) && isStepNumber(w[n]) && isLabel(w[n+1]) && isTag(w[n+2]):
+			// Both: "Task 5.1: V4 [VERIFY] Full local CI".
+			n += 2
 		}
 	}
 	for k := tagWords(w, n); k > 0; k = tagWords(w, n) {
@@ -389,6 +393,12 @@ func (t title) verifyLabel() bool {
 func (t title) prose() string {
 	_, n := t.leading()
 	w := t.words()[n:]
+	for i := 1; i < len(w); i++ {
+		if resultMark(w[i]) {
+			w = w[:i] // the author's result note (noted) claims nothing
+			break
+		}
+	}
 	return strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r == codeMark {
 			return ' '
@@ -415,6 +425,122 @@ func (t title) after(i int) (text, next string) {
 		}
 	}
 	return rest, next
+}
+
+// noted is how many of the title's code spans stand before the author's
+// result note: a check mark after the task's words ("`chromium`
+// resolvable — ✅ `/usr/bin/chromium`", "… — ✅ verified against
+// `./data/app.db`") starts what the author saw when they ticked it, not
+// what to run. A mark before the words is a status (leading).
+func (t title) noted() int {
+	w := t.words()
+	_, n := t.leading()
+	spans := 0
+	for i, x := range w {
+		if i > n && i >= 1 && resultMark(x) {
+			return spans
+		}
+		spans += strings.Count(x, string(codeMark))
+	}
+	return len(t.code)
+}
+
+// resultMark reports whether a word starts with a check mark (✅, ✔, ☑).
+func resultMark(w string) bool {
+	return strings.HasPrefix(w, "✅") || strings.HasPrefix(w, "✔") || strings.HasPrefix(w, "☑")
+}
+
+// before is the title's text between code span i and the span before it
+// (or the title's start).
+func (t title) before(i int) string {
+	parts := strings.SplitN(t.text, string(codeMark), i+2)
+	if i >= len(parts) {
+		return ""
+	}
+	return parts[i]
+}
+
+// asides marks the code spans inside parentheses that open right after a
+// command's span: "`nx run server:export-openapi` (canonical `node
+// dist/main.js`, locally first `env -u OSS_*`)" says how that command runs,
+// and names no command of its own to demand. Parentheses that go on with
+// the work ("(then `npm run build`)", "(and `…`)") are no aside.
+func (t title) asides() []bool {
+	out := make([]bool, len(t.code))
+	span, depth, open := -1, 0, false
+	rs := []rune(t.text)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; {
+		case r == codeMark:
+			span++
+			if depth > 0 && open && span < len(out) {
+				out[span] = true
+			}
+		case r == '(' || r == '（':
+			if depth == 0 {
+				j := i - 1
+				for j >= 0 && unicode.IsSpace(rs[j]) {
+					j--
+				}
+				rest := strings.ToLower(strings.TrimSpace(string(rs[i+1 : min(len(rs), i+16)])))
+				open = j >= 0 && rs[j] == codeMark && span >= 0 && !strings.HasPrefix(rest, "then") && !strings.HasPrefix(rest, "and") &&
+					!strings.HasPrefix(rest, "+") && !strings.HasPrefix(rest, "plus") && !strings.HasPrefix(rest, "followed")
+				// Where a thing comes from, after any words ("message
+				// appears once (it comes from the initial `./iw-run
+				// --bootstrap`)"): an explanation.
+				open = open || hasAnyPrefix(rest, "it comes from", "comes from", "which comes from", "from the ", "canonical", "see ", "cf. ")
+			}
+			depth++
+		case r == ')' || r == '）':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return out
+}
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// negated reports whether the words before a code span say it is not to
+// be run ("spot-check `bats x.bats` *without* a prior `./iw ./test e2e`",
+// "instead of `npm test`"): it is named to be left out.
+func negated(before string) bool {
+	l := strings.ToLower(strings.Trim(strings.TrimSpace(before), "*_"))
+	for _, s := range []string{"without", "without a prior", "without running", "without first running", "instead of", "rather than", "never run", "do not run", "don't run", "not via"} {
+		if l == s || strings.HasSuffix(l, " "+s) || strings.HasSuffix(l, "*"+s) || strings.HasSuffix(l, "_"+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// logged reports whether the words before a code span say a program logs
+// or prints it ("workers start and log `pool ready (size=2)`", "logean
+// `…`"): the span is the line to look for, not a command.
+func logged(before string) bool {
+	f := strings.Fields(strings.ToLower(before))
+	if len(f) == 0 || strings.HasSuffix(strings.TrimRight(f[len(f)-1], "*_"), ":") {
+		return false // "read logs: `gh pr checks`": what to run to read them
+	}
+	if len(f) > 1 {
+		switch f[len(f)-2] {
+		case "read", "the", "check", "view", "see", "tail", "inspect", "its", "their":
+			return false // the logs, a noun
+		}
+	}
+	switch strings.Trim(f[len(f)-1], ".,;:*_\"'“”") {
+	case "log", "logs", "logged", "logean", "loguea", "registra", "prints", "outputs", "emits", "logging", "печатает", "выводит", "输出", "出力":
+		return true
+	}
+	return false
 }
 
 // runPhrase is a command written without backticks after the title's
