@@ -347,13 +347,22 @@ func automated(t Task) bool {
 		}
 	}
 	for _, c := range t.Commands {
-		l := strings.ToLower(c.Run)
-		if !(RunsTests(c.Run) || strings.Contains(l, "lint") || strings.Contains(l, "typecheck") || strings.Contains(l, "type-check") ||
-			strings.Contains(l, "tsc") || strings.Contains(l, "vet") || strings.Contains(l, " build") || strings.Contains(l, "clippy")) {
+		if !projectCheck(c.Run) {
 			return false
 		}
 	}
 	return true
+}
+
+// projectCheck reports whether a command is one of the project's checks:
+// its tests, lint, a type check, a build.
+func projectCheck(c string) bool {
+	l := strings.ToLower(c)
+	if strings.HasPrefix(l, "time ") {
+		return false // a timing to read ("10–15 ms faster"), not a check's exit
+	}
+	return RunsTests(c) || strings.Contains(l, "lint") || strings.Contains(l, "typecheck") || strings.Contains(l, "type-check") ||
+		strings.Contains(l, "tsc") || strings.Contains(l, "vet") || strings.Contains(l, " build") || strings.Contains(l, "clippy")
 }
 
 // samePerson makes a verification task that names no command and repeats
@@ -645,7 +654,13 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
 	// is read all the same.
-	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
+	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) ||
+		// "Visual smoke check: start `./iw dashboard`, open a card …",
+		// "Manual smoke: `time ./bin/x lint f`", "`pnpm dev` brings the API
+		// up — verified manually": the title's commands are what the person
+		// runs to look, unless they are the project's checks.
+		!slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode }) &&
+			manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return projectCheck(c.Run) }))
 	if (!t.Manual || len(t.Commands) > 0 && !personSteps) && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 		for i, c := range t.Commands {
