@@ -25,7 +25,15 @@ func said(c, after, next string) (run string, usesNext bool) {
 	// A comment at the line's end would hold what is appended, and an
 	// operator in it would hide the search (attacks 64 and 65).
 	nothing := findsNothing(uncommented(c), after)
-	if nothing {
+	if nothing && loneSearch(uncommented(c)) && limitedMatches(after) {
+		// "MUST return zero matches inside input/textarea JSX", "(ideally)
+		// nothing", "outside of test fixtures": which matches count is
+		// read, not said by the exit. Its matches are read by a
+		// qa-engineer (ReadsMatches); none is no failure, an error still
+		// is.
+		c = uncommented(c)
+		run = c + matchesRead
+	} else if nothing {
 		c = uncommented(c)
 		run = c + "; test $? -eq 1"
 		if n := searchPipe(c); n > 0 {
@@ -52,7 +60,7 @@ func said(c, after, next string) (run string, usesNext bool) {
 		usesNext = true // "returns `false`": a value, not a command
 	}
 	if dir, uses := inDir(after, next); dir != "" && !strings.HasPrefix(strings.TrimSpace(c), "cd ") && !namesDir(c, dir) {
-		if nothing {
+		if nothing || strings.HasSuffix(run, matchesRead) {
 			// Grouped, so that a cd that fails is no search that found
 			// nothing: `cd d && s; test $? -eq 1` would pass then.
 			run = "{ " + run + "; }"
@@ -61,6 +69,33 @@ func said(c, after, next string) (run string, usesNext bool) {
 		usesNext = uses
 	}
 	return run, usesNext
+}
+
+// matchesRead follows a search whose matches are read rather than
+// counted: none found (exit 1) is no failure, an error (2) still is.
+const matchesRead = "; test $? -le 1"
+
+// ReadsMatches reports whether a command is a search whose matches a
+// qa-engineer reads (matchesRead).
+func ReadsMatches(c string) bool {
+	if strings.HasPrefix(c, "cd ") {
+		if i := strings.Index(c, " && "); i > 0 {
+			c = c[i+len(" && "):] // said in a folder: `cd web && { …; }`
+		}
+	}
+	c = strings.TrimSuffix(strings.TrimPrefix(c, "{ "), "; }")
+	return strings.HasSuffix(c, matchesRead) && loneSearch(strings.TrimSuffix(c, matchesRead))
+}
+
+// limitedMatches reports whether the words after a search that must find
+// nothing limit which matches count: "inside …", "outside of …", "except
+// …", "(ideally)", "or only …".
+func limitedMatches(after string) bool {
+	clause := strings.ToLower(after)
+	if i := strings.IndexAny(clause, ".;"); i >= 0 {
+		clause = clause[:i]
+	}
+	return containsAny(clause, " inside ", " outside ", "ideally", " or only ", " except ", " other than ", " apart from ", " besides ")
 }
 
 // namesDir reports whether a command names dir itself ("go test

@@ -644,7 +644,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		// for, no command of the check.
 		t.Commands = slices.DeleteFunc(t.Commands, func(c Command) bool { return slices.Contains(values, strings.TrimSpace(c.Run)) })
 	}
-	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) }) ||
+	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) || ReadsMatches(c.Run) }) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
@@ -654,13 +654,16 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
 	// is read all the same.
-	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }) ||
+	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
+	if !personSteps && len(t.Commands) > 0 && !slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode || projectCheck(c.Run) }) &&
+		(t.Manual && manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) || anotherMachine(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower)) {
 		// "Visual smoke check: start `./iw dashboard`, open a card …",
 		// "Manual smoke: `time ./bin/x lint f`", "`pnpm dev` brings the API
-		// up — verified manually": the title's commands are what the person
-		// runs to look, unless they are the project's checks.
-		!slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode }) &&
-			manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return projectCheck(c.Run) }))
+		// up — verified manually", "Fresh clone test: new machine, `git
+		// clone` → …": the title's commands are what the person runs to
+		// look, unless they are the project's checks.
+		t.Manual, personSteps = true, true
+	}
 	if (!t.Manual || len(t.Commands) > 0 && !personSteps) && !t.AC && (read || words) {
 		t.AC, t.Inspect = true, true // what is read in the output: a qa-engineer judges it
 		for i, c := range t.Commands {
@@ -1389,7 +1392,7 @@ func needsPerson(text string) bool {
 		"landscape", "on hardware", "after play", "haptic", "claude desktop", "desktop app", "desktop client",
 		"over long operation", "long-running operation", "over time", "overnight", "over several days", "over a week",
 		"power cycle", "power-cycle", "判断を確定", "判断する", "意思決定",
-		"fresh cluster", "new cluster", "production cluster", "staging cluster") {
+		"fresh cluster", "new cluster", "production cluster", "staging cluster") || anotherMachine(text) {
 		return true
 	}
 	if containsAny(text, "round-trip", "round trip", "roundtrip") && slices.ContainsFunc(strings.Fields(text), func(w string) bool {
@@ -1449,6 +1452,13 @@ func needsPerson(text string) bool {
 		}
 	}
 	return false
+}
+
+// anotherMachine reports whether a task's words put its check on a machine
+// other than this one ("Fresh clone test: new machine, `git clone` → …"):
+// a person's, whatever the commands they run there.
+func anotherMachine(text string) bool {
+	return containsAny(text, "new machine", "fresh machine", "clean machine", "another machine")
 }
 
 // prodFile reports whether a code span names production's own file
