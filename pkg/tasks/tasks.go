@@ -644,7 +644,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		// for, no command of the check.
 		t.Commands = slices.DeleteFunc(t.Commands, func(c Command) bool { return slices.Contains(values, strings.TrimSpace(c.Run)) })
 	}
-	read := slices.ContainsFunc(t.Commands, func(c Command) bool { return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) || ReadsMatches(c.Run) }) ||
+	read := slices.ContainsFunc(t.Commands, func(c Command) bool {
+		return AgentPrompt(c.Run) || Counts(c.Run) || PrintsVerdict(c.Run) || ReadsMatches(c.Run)
+	}) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
