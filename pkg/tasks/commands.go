@@ -44,10 +44,16 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 	}
 	var out []Command
-	prev, gap := "", ""
+	prev, gap, cd := "", "", ""
 	aside := t.asides()
 	for i := 0; i < t.noted(); i++ {
 		c := t.code[i]
+		if cd != "" && listed(t.before(i)) && CommandLike(c) && !strings.HasPrefix(c, "cd ") {
+			// "`cd frontend && npm test`、`npm run build`": the list goes
+			// on in the folder its first command went to.
+			c = cd + c
+		}
+		cd = ""
 		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" {
 			// `true` or `false` alone in a title is a value of the prose
 			// (a flag "with value `false`"), never the check.
@@ -69,6 +75,9 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 				prev, gap = c, after
 			}
 			out = append(out, Command{run, FromTitleCode})
+			if d, rest, ok := strings.Cut(c, " && "); ok && strings.HasPrefix(d, "cd ") && len(strings.Fields(d)) == 2 && !strings.Contains(rest, "cd ") {
+				cd = d + " && "
+			}
 		}
 	}
 	out = checks(out)
@@ -1272,6 +1281,16 @@ func nextScript(prev, gap, word string) (string, bool) {
 	return "", false
 }
 
+// listed reports whether the words between two commands only list them
+// ("、", ",", "and", "then").
+func listed(gap string) bool {
+	switch strings.ToLower(strings.TrimSpace(gap)) {
+	case "、", ",", "，", "and", ", and", "then", ", then", "und", "y", "e", "et", "и", "和", "及", "然后":
+		return true
+	}
+	return false
+}
+
 // alternative reports whether the words between two commands offer the
 // second in place of the first ("`gh pr checks --watch` or `gh pr
 // checks`"): the first is the check, run as the task wrote it first.
@@ -1799,6 +1818,13 @@ func split(s string, pipesOnly bool) (parts []string, ok bool) {
 // the program by its name (`mvn -pl core package`, `npm test`). Any
 // other command is returned as it is.
 func unixLauncher(c string) string {
+	if d, rest, ok := strings.Cut(c, " && "); ok && strings.HasPrefix(d, "cd ") && len(strings.Fields(d)) == 2 {
+		// `cd frontend && npm.cmd test`: the program after the cd.
+		if u := unixLauncher(rest); u != rest {
+			return d + " && " + u
+		}
+		return c
+	}
 	first, rest, _ := strings.Cut(strings.TrimSpace(c), " ")
 	name := first
 	if len(name) > 3 && name[1] == ':' && (name[2] == '\\' || name[2] == '/') && unicode.IsLetter(rune(name[0])) {
