@@ -54,7 +54,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" {
+		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) {
 			// `true` or `false` alone in a title is a value of the prose
 			// (a flag "with value `false`"), never the check.
 			continue
@@ -1279,6 +1279,21 @@ func nextScript(prev, gap, word string) (string, bool) {
 		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
 	}
 	return "", false
+}
+
+// testName reports whether a span is a test's name, said so by the word
+// after it ("the renamed `config get url when unset returns error` test
+// passes"): words of a sentence, not a command.
+func testName(c, after string) bool {
+	f := strings.Fields(strings.ToLower(after))
+	if len(f) == 0 || len(strings.Fields(c)) < 3 {
+		return false
+	}
+	switch strings.Trim(f[0], ".,;:") {
+	case "test", "tests", "spec", "specs", "test case", "case":
+		return !RunsTests(c)
+	}
+	return false
 }
 
 // listed reports whether the words between two commands only list them

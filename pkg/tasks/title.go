@@ -445,9 +445,26 @@ func (t title) noted() int {
 	return len(t.code)
 }
 
-// resultMark reports whether a word starts with a check mark (✅, ✔, ☑).
+// resultMark reports whether a word starts with a check mark (✅, ✔, ☑)
+// or is a label of what was found ("実測:", "Result:", "Observed:"): the
+// author's note of the run, after the task's words.
 func resultMark(w string) bool {
-	return strings.HasPrefix(w, "✅") || strings.HasPrefix(w, "✔") || strings.HasPrefix(w, "☑")
+	if strings.HasPrefix(w, "✅") || strings.HasPrefix(w, "✔") || strings.HasPrefix(w, "☑") {
+		return true
+	}
+	l := strings.ToLower(strings.Trim(w, "*_"))
+	for _, label := range []string{"実測", "结果", "結果", "实测"} {
+		// Written with no space before it: "…を確認する。実測:".
+		if strings.Contains(l, "。"+label+":") || strings.Contains(l, "。"+label+"：") || strings.HasPrefix(l, label+":") || strings.HasPrefix(l, label+"：") {
+			return true
+		}
+	}
+	for _, label := range []string{"result", "results", "actual", "observed", "outcome", "resultado", "résultat", "результат"} {
+		if rest, ok := strings.CutPrefix(l, label); ok && (rest == ":" || rest == "：") {
+			return true
+		}
+	}
+	return false
 }
 
 // before is the title's text between code span i and the span before it
