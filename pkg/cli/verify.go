@@ -39,6 +39,7 @@ func verifySession(e *env) (*verifygate.Session, error) {
 		if cerr != nil {
 			return nil, cerr
 		}
+		tasks.SetProjectRoot(root)
 		return &verifygate.Session{Root: root, Config: c}, nil
 	}
 	return s, err

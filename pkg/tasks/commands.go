@@ -1609,6 +1609,10 @@ func CommandLike(c string) bool {
 		return true
 	case slashCommand(w):
 		return false
+	case len(f) == 1 && strings.ContainsRune(w, '/') && !strings.HasPrefix(w, "/") && projectDir(strings.TrimSuffix(strings.TrimPrefix(w, "./"), "/")):
+		// A directory of the project named alone ("lint runs in
+		// `apps/api`, `packages/contracts`"): a place, never a program.
+		return false
 	case strings.ContainsRune(w, '/'):
 		// A directory named alone (`.cache/`) is a path in prose, not a
 		// program; nor is a label of numbers (`13/u`, a migration's

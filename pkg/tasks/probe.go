@@ -1,14 +1,18 @@
 package tasks
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// A parse asks the machine two things: whether a word names a program on
-// PATH (onPath: `mycheck` alone is a command only when it does) and
+// A parse asks the machine three things: whether a word names a program
+// on PATH (onPath: `mycheck` alone is a command only when it does),
 // whether an absolute path's first directory exists (rootExists: a URL's
-// path is no program). A reading kept between hooks carries the answers
+// path is no program), and whether a relative path is a directory of the
+// project (projectDir: `apps/api` named alone is a place, not a program). A reading kept between hooks carries the answers
 // it was read with, and is used only while they hold (File.Holds): a
 // program installed or removed since reads as a fresh parse would.
 
@@ -21,7 +25,38 @@ type probe struct {
 const (
 	probeProgram = 'p'
 	probeRoot    = 'r'
+	probeDir     = 'd'
 )
+
+// projectRoot is the root a relative path a task names is looked up under
+// (SetProjectRoot); none set, none is looked up.
+var projectRoot atomic.Pointer[string]
+
+// SetProjectRoot names the project the task files parsed from now on
+// belong to: a span that names one of its directories alone (`apps/api`,
+// "runs lint in `apps/api`") is then no command. The hooks and the CLI set
+// it once they know the session's root.
+func SetProjectRoot(root string) { projectRoot.Store(&root) }
+
+// projectDir reports whether a relative path is a directory of the
+// project, and notes the answer.
+func projectDir(rel string) bool {
+	if r := projectRoot.Load(); r == nil || *r == "" {
+		return false // no project known: nothing looked up, nothing to note
+	}
+	ok := statDir(rel)
+	noteProbe(probeDir, rel, ok)
+	return ok
+}
+
+func statDir(rel string) bool {
+	root := projectRoot.Load()
+	if root == nil || *root == "" || rel == "" || filepath.IsAbs(rel) || strings.Contains(rel, "..") {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(*root, filepath.FromSlash(rel)))
+	return err == nil && fi.IsDir()
+}
 
 var (
 	// parseMu makes one parse at a time the one whose probes are noted.
@@ -70,6 +105,8 @@ func (f File) Holds() bool {
 			ok = err == nil
 		case probeRoot:
 			ok = statRoot(p.name)
+		case probeDir:
+			ok = statDir(p.name)
 		default:
 			return false
 		}

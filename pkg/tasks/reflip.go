@@ -220,7 +220,7 @@ func DecodeReading(b, src []byte) (File, error) {
 		f.probes = make([]probe, n)
 	}
 	for i := range f.probes {
-		if p+2 > len(b) || b[p] != probeProgram && b[p] != probeRoot || b[p+1] > 1 {
+		if p+2 > len(b) || b[p] != probeProgram && b[p] != probeRoot && b[p] != probeDir || b[p+1] > 1 {
 			return File{}, errReading
 		}
 		f.probes[i] = probe{kind: b[p], ok: b[p+1] == 1}

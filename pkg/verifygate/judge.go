@@ -136,6 +136,7 @@ func Open(getenv func(string) string, session, cwd string) (*Session, error) {
 		}
 		s.Config = c
 	}
+	tasks.SetProjectRoot(s.Root)
 	return s, nil
 }
 

@@ -723,6 +723,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 	if data == "" || root == "" || session == "" {
 		return false, "", fmt.Errorf("no data directory, project root or session")
 	}
+	tasks.SetProjectRoot(root)
 	cfg, cfgErr := project.LoadConfig(root)
 	if cfgErr != nil {
 		cfg = project.Defaults()
