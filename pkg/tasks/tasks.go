@@ -326,8 +326,44 @@ func parseFile(src []byte) File {
 		}
 	}
 	samePerson(f.Tasks)
+	ownersMark(f.Tasks)
 	refs(f.Tasks)
 	return f
+}
+
+// ownersMark makes the verification tasks a file marks as its owner's a
+// person's: the file says what a mark means by a task that pairs it with
+// the word ("- [x] 0.1 ⛔ **OWNER** Approve the proposal"), and the tasks
+// it then marks ("- [ ] ⛔ 9.5 [verify] … needs Ollama + Docker") are the
+// owner's to check, whatever commands they name.
+func ownersMark(ts []Task) {
+	var marks []string
+	for _, t := range ts {
+		w := strings.Fields(t.Title)
+		for i := 0; i+1 < len(w) && i < 3; i++ {
+			switch strings.ToUpper(strings.Trim(w[i+1], "*_:")) {
+			case "OWNER", "OPERATOR", "HUMAN", "PERSON", "MAINTAINER":
+				if isMark(w[i]) && !slices.Contains(marks, w[i]) {
+					marks = append(marks, w[i])
+				}
+			}
+		}
+	}
+	if len(marks) == 0 {
+		return
+	}
+	for i := range ts {
+		t := &ts[i]
+		if !t.Verify || t.Manual {
+			continue
+		}
+		for _, w := range strings.Fields(t.Title)[:min(3, len(strings.Fields(t.Title)))] {
+			if slices.Contains(marks, w) {
+				t.Manual, t.AC, t.Inspect, t.Commands = true, false, false, nil
+				break
+			}
+		}
+	}
 }
 
 // automated reports whether a task's own commands are the project's checks
