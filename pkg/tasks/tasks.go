@@ -327,8 +327,84 @@ func parseFile(src []byte) File {
 	}
 	samePerson(f.Tasks)
 	ownersMark(f.Tasks)
+	namedLinters(f.Tasks)
 	refs(f.Tasks)
 	return f
+}
+
+// linters are the tools a task names beside its command as clean or
+// passing ("`pytest …` → all pass; mypy+ruff clean").
+var linters = []string{"mypy", "ruff", "eslint", "tsc", "prettier", "black", "flake8", "pylint", "clippy", "golangci-lint", "biome", "stylelint", "pyright", "rubocop", "shellcheck"}
+
+// namedLinters adds to a verification task the file's own commands of a
+// linter its words name beside its commands as clean ("`uv run pytest
+// tests/x.py` → 8/8 pass; mypy+ruff clean", where another task of the
+// file runs `mypy src tests` and `ruff check .`): the author's shorthand
+// for those commands. A linter the file runs nowhere is left to the words.
+func namedLinters(ts []Task) {
+	runs := map[string][]Command{}
+	for _, t := range ts {
+		for _, c := range t.Commands {
+			if tool := toolOf(c.Run); tool != "" && !slices.ContainsFunc(runs[tool], func(k Command) bool { return k.Run == c.Run }) {
+				runs[tool] = append(runs[tool], c)
+			}
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	for i := range ts {
+		t := &ts[i]
+		if !t.Verify || t.Manual || len(t.Commands) == 0 || t.Commands[0].Source != FromTitleCode {
+			continue
+		}
+		words := strings.FieldsFunc(strings.ToLower(outsideCode(t.Title)), func(r rune) bool { return !unicode.IsLetter(r) && r != '-' })
+		for k, w := range words {
+			if !slices.Contains(linters, w) || len(runs[w]) == 0 || slices.ContainsFunc(t.Commands, func(c Command) bool { return toolOf(c.Run) == w }) {
+				continue
+			}
+			// "mypy+ruff clean", "ruff passes": the words after the run of
+			// tool names say it is clean.
+			j := k + 1
+			for j < len(words) && slices.Contains(linters, words[j]) {
+				j++
+			}
+			if j < len(words) && (words[j] == "clean" || words[j] == "passes" || words[j] == "pass" || words[j] == "green") {
+				for _, c := range runs[w] {
+					t.Commands = append(t.Commands, Command{c.Run, FromTitleCode})
+				}
+			}
+		}
+	}
+}
+
+// toolOf is the linter a command runs, "" for none: its program, or the
+// program after a runner (`uv run mypy src`, `npx eslint .`).
+func toolOf(c string) string {
+	f := strings.Fields(c)
+	for len(f) > 1 {
+		switch {
+		case f[0] == "uv" || f[0] == "poetry" || f[0] == "pdm" || f[0] == "hatch" || f[0] == "pipenv" || f[0] == "rye":
+			if f[1] != "run" {
+				return ""
+			}
+			f = f[2:]
+			continue
+		case f[0] == "npx" || f[0] == "bunx" || f[0] == "pnpx":
+			f = f[1:]
+			continue
+		case (f[0] == "pnpm" || f[0] == "yarn" || f[0] == "npm") && f[1] == "exec":
+			f = f[2:]
+			continue
+		case f[0] == "cargo" && f[1] == "clippy":
+			return "clippy"
+		}
+		break
+	}
+	if len(f) > 0 && slices.Contains(linters, f[0]) {
+		return f[0]
+	}
+	return ""
 }
 
 // ownersMark makes the verification tasks a file marks as its owner's a
