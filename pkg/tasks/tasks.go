@@ -1526,7 +1526,11 @@ func needsPerson(text string) bool {
 		// What a person's senses judge on the running app (corpus
 		// thirteen's gap lists): a recording heard, a latency felt from
 		// release to first word, a separation seen to be clear.
-		"the recording", "latency measured", "measured latency", "clear separation", "clearly separated") || anotherMachine(text) {
+		"the recording", "latency measured", "measured latency", "clear separation", "clearly separated",
+		// A walk through the running app as one of its users (corpus
+		// eleven's role checks): what a signed-in role lands on and
+		// reaches by its menu or the UI.
+		"by menu", "by the menu", "from the menu", "via the ui", "through the ui", "lands on", "logged in as", "signed in as", "log in as", "sign in as") || anotherMachine(text) {
 		return true
 	}
 	if containsAny(text, "round-trip", "round trip", "roundtrip") && slices.ContainsFunc(strings.Fields(text), func(w string) bool {
