@@ -13,6 +13,7 @@ package tasks
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -786,7 +787,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// is read all the same.
 	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
 	if !personSteps && len(t.Commands) > 0 && !slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode || projectCheck(c.Run) }) &&
-		(t.Manual && manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) || anotherMachine(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower)) {
+		(t.Manual && manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) || anotherMachine(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower) ||
+			!slices.ContainsFunc(t.Commands, func(c Command) bool { return !follows(c.Run) })) {
 		// "Visual smoke check: start `./iw dashboard`, open a card …",
 		// "Manual smoke: `time ./bin/x lint f`", "`pnpm dev` brings the API
 		// up — verified manually", "Fresh clone test: new machine, `git
@@ -1588,6 +1590,24 @@ func needsPerson(text string) bool {
 		if strings.Contains(w, ".prod.") {
 			return true // docker-compose.prod.yml: production's own files
 		}
+	}
+	return false
+}
+
+// follows reports whether a command follows a service's output and never
+// exits ("`sudo journalctl -u poller -f` → a line every 10 s", `tail -f`,
+// `kubectl logs -f`): a person runs it and watches.
+func follows(c string) bool {
+	f := strings.Fields(c)
+	if len(f) > 0 && f[0] == "sudo" {
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return false
+	}
+	switch path.Base(f[0]) {
+	case "journalctl", "tail", "kubectl", "docker", "podman", "stern":
+		return slices.Contains(f, "-f") || slices.Contains(f, "--follow") || slices.Contains(f, "-F")
 	}
 	return false
 }
