@@ -284,6 +284,10 @@ func parseFile(src []byte) File {
 					bare = trailingTag(heading)
 				}
 				if bare != nil {
+					if f := strings.Fields(bare.Title); len(f) > 1 && isStepNumber(f[0]) {
+						// `### Task 4.5: [VERIFY] …`: task 4.5, as its boxes would be.
+						bare.ID, bare.Title = strings.TrimSuffix(f[0], ":"), strings.TrimSpace(strings.TrimPrefix(bare.Title, f[0]))
+					}
 					bare.Line, bare.mark, bare.Section, bare.Ref = lineOf(lines, n.Lines().At(0).Start), -1, section, bare.ID
 				}
 			}
