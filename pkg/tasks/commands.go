@@ -1611,7 +1611,8 @@ func CommandLike(c string) bool {
 		return false
 	case len(f) == 1 && strings.ContainsRune(w, '/') && !strings.HasPrefix(w, "/") && projectDir(strings.TrimSuffix(strings.TrimPrefix(w, "./"), "/")):
 		// A directory of the project named alone ("lint runs in
-		// `apps/api`, `packages/contracts`"): a place, never a program.
+		// `apps/api`, `packages/contracts`"), or a file of it that cannot
+		// run (`template/.gitignore`): a place, never a program.
 		return false
 	case strings.ContainsRune(w, '/'):
 		// A directory named alone (`.cache/`) is a path in prose, not a

@@ -39,7 +39,8 @@ var projectRoot atomic.Pointer[string]
 func SetProjectRoot(root string) { projectRoot.Store(&root) }
 
 // projectDir reports whether a relative path is a directory of the
-// project, and notes the answer.
+// project or a file of it that cannot run (no execute bit), and notes the
+// answer.
 func projectDir(rel string) bool {
 	if r := projectRoot.Load(); r == nil || *r == "" {
 		return false // no project known: nothing looked up, nothing to note
@@ -55,7 +56,7 @@ func statDir(rel string) bool {
 		return false
 	}
 	fi, err := os.Stat(filepath.Join(*root, filepath.FromSlash(rel)))
-	return err == nil && fi.IsDir()
+	return err == nil && (fi.IsDir() || fi.Mode().IsRegular() && fi.Mode()&0o111 == 0)
 }
 
 var (
