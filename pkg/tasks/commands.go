@@ -54,7 +54,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) {
+		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) {
 			// `true` or `false` alone in a title is a value of the prose
 			// (a flag "with value `false`"), never the check.
 			continue
@@ -1279,6 +1279,34 @@ func nextScript(prev, gap, word string) (string, bool) {
 		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
 	}
 	return "", false
+}
+
+// grepNoFile reports whether a grep names no file to search and does not
+// recurse ("confirm with `grep -l \"data-slot\"`", the files in the
+// words before it): as written it reads its standard input, so it is no
+// check; the words name what a reader looks at.
+func grepNoFile(c string) bool {
+	f := strings.Fields(c)
+	if len(f) < 2 || f[0] != "grep" && f[0] != "egrep" && f[0] != "fgrep" || strings.ContainsAny(c, "|<>;&$`") {
+		return false
+	}
+	operands, pattern := 0, false
+	for i := 1; i < len(f); i++ {
+		a := f[i]
+		switch {
+		case a == "-r" || a == "-R" || a == "--recursive" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR"):
+			return false
+		case a == "-e" || a == "-f" || a == "--regexp" || a == "--file":
+			pattern = true
+			i++
+		case strings.HasPrefix(a, "-"):
+		case !pattern:
+			pattern = true
+		default:
+			operands++
+		}
+	}
+	return operands == 0 && pattern
 }
 
 // testName reports whether a span is a test's name, said so by the word

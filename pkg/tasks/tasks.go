@@ -1339,7 +1339,17 @@ func editorCommand(t title) bool {
 		// `:LofiCancel`, not an emoji's shortcode (:white_check_mark:) or
 		// SQLite's :memory:, which end in a colon.
 		first, _, _ := strings.Cut(s, " ")
-		return len(first) > 1 && first[0] == ':' && unicode.IsLetter(rune(first[1])) && !strings.HasSuffix(first, ":")
+		if len(first) <= 1 || first[0] != ':' || !unicode.IsLetter(rune(first[1])) || strings.HasSuffix(first, ":") {
+			return false
+		}
+		// A CSS selector's pseudo-class (`:root`, `:hover`), not an editor's.
+		name, _, _ := strings.Cut(first[1:], "(")
+		switch name {
+		case "root", "hover", "focus", "focus-visible", "focus-within", "active", "visited", "link", "before", "after", "first-child",
+			"last-child", "nth-child", "nth-of-type", "not", "is", "where", "has", "checked", "disabled", "enabled", "placeholder", "host", "empty":
+			return false
+		}
+		return true
 	}
 	if len(t.code) > 0 && ex(t.code[0]) {
 		return true
