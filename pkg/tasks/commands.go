@@ -54,7 +54,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) {
+		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) || bareGitVerb(c) {
 			// `true` or `false` alone in a title is a value of the prose
 			// (a flag "with value `false`"), never the check.
 			continue
@@ -1279,6 +1279,17 @@ func nextScript(prev, gap, word string) (string, bool) {
 		return strings.Join(append(f[:len(f)-1:len(f)-1], word), " "), true
 	}
 	return "", false
+}
+
+// bareGitVerb reports whether a span names a git action with nothing to
+// act on ("delete it with `git rm`", "`git push`"): the words' verb, not a
+// command; run as written it fails or does what no check should.
+func bareGitVerb(c string) bool {
+	switch strings.Join(strings.Fields(c), " ") {
+	case "git rm", "git add", "git mv", "git commit", "git push", "git pull", "git clone", "git stash", "git reset", "git checkout":
+		return true
+	}
+	return false
 }
 
 // grepNoFile reports whether a grep names no file to search and does not

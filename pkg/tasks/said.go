@@ -25,6 +25,11 @@ func said(c, after, next string) (run string, usesNext bool) {
 	// A comment at the line's end would hold what is appended, and an
 	// operator in it would hide the search (attacks 64 and 65).
 	nothing := findsNothing(uncommented(c), after)
+	if f := strings.Fields(uncommented(c)); len(f) > 1 && f[0] == "ls" && !strings.ContainsAny(c, "|;&<>$`") && listsNothing(after) {
+		// "`ls apps/web/tailwind.config.*` finds nothing": a listing that
+		// must fail, as ls does on a name that is not there.
+		return uncommented(c) + "; test $? -ne 0", false
+	}
 	if nothing && loneSearch(uncommented(c)) && limitedMatches(after) {
 		// "MUST return zero matches inside input/textarea JSX", "(ideally)
 		// nothing", "outside of test fixtures": which matches count is
@@ -69,6 +74,20 @@ func said(c, after, next string) (run string, usesNext bool) {
 		usesNext = uses
 	}
 	return run, usesNext
+}
+
+// listsNothing reports whether the words after a listing say it must find
+// nothing ("finds nothing", "no matches", "で何も見つからない").
+func listsNothing(after string) bool {
+	clause := strings.ToLower(after)
+	if i := strings.IndexAny(clause, ".;。"); i >= 0 {
+		clause = clause[:i]
+	}
+	if containsAny(clause, " not ", "n't ", "non-", " if ", " unless") {
+		return false
+	}
+	return containsAny(clause, "finds nothing", "find nothing", "returns nothing", "shows nothing", "lists nothing", "no matches", "no such file",
+		"no files", "is empty", "must be empty", "何も見つからない", "見つからない", "存在しない", "なし", "没有")
 }
 
 // matchesRead follows a search whose matches are read rather than
@@ -288,7 +307,10 @@ func findsNothing(c, after string) bool {
 		"no match", "no hits", "no results", "no occurrences", "0 match", "0 result", "zero match", "zero result",
 		"0 hits", "zero hits", "0 occurrences", "zero occurrences", "sin resultados", "sin coincidencias", "keine treffer", "nenhum resultado",
 		"exits 1", "exit code 1", "exit status 1", "exits with 1", "exits with code 1",
-		"must be empty", "should be empty", "is empty", "expect empty", "be empty") {
+		"must be empty", "should be empty", "is empty", "expect empty", "be empty",
+		// In the languages task files are written in: "で PascalCase
+		// ファイル名なし", "0 件", "何も見つからない", "没有匹配".
+		"なし", "0 件", "0件", "ゼロ件", "何も見つからない", "見つからない", "没有匹配", "无匹配", "没有结果", "0 个结果", "0 条") {
 		return true
 	}
 	// A count that must be 0 (`grep -c X f` "must return 0"): grep -c
