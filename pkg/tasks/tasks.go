@@ -667,7 +667,25 @@ func (h *tagged) adopt(t *Task) {
 // warnings ("0 errors, 0 warnings", "zero warnings"): a build passes with
 // warnings, so what it printed is read.
 func noWarnings(prose string) bool {
-	return containsAny(strings.ToLower(prose), "0 warnings", "zero warnings", "no warnings", "0 warning", "warning-free", "without warnings")
+	// "no warnings treated as errors" speaks of the build's flags.
+	prose = strings.ReplaceAll(strings.ToLower(prose), "warnings treated as errors", "")
+	if containsAny(prose, "warning-free", "0 warning", "zero warning") {
+		return true
+	}
+	// "no warnings", "no clippy warnings", "no errors or warnings",
+	// "without warnings": a no within three words before it.
+	ws := strings.FieldsFunc(prose, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' })
+	for i, w := range ws {
+		if w != "warnings" && w != "warning" {
+			continue
+		}
+		for _, x := range ws[max(0, i-3):i] {
+			if x == "no" || x == "without" || x == "zero" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // manualLegend reports whether a line of the file defines the [VERIFY] tag
@@ -782,6 +800,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}) ||
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
+		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
