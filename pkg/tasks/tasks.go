@@ -1053,10 +1053,18 @@ func aboutChecks(words string) bool {
 // in code (`pytest <test file>`, `{{lint cmd}}`): its author meant a
 // command, not a behaviour to judge; it is judged like a task that names
 // none, as before.
+//
+// A `<…>` is a placeholder only in a span shaped like a command: a file's
+// name (`Needs_Action/EMAIL_<id>.md`) or an HTML comment (`<!-- REF -->`)
+// beside a behaviour in words makes no template of the task.
 func template(text string) bool {
 	parts := strings.Split(text, "`")
 	for i := 1; i < len(parts); i += 2 {
-		if strings.Contains(parts[i], "{{") || strings.Contains(parts[i], "<") && strings.Contains(parts[i], ">") && !strings.ContainsAny(parts[i], "\"'") {
+		p := strings.TrimSpace(parts[i])
+		if strings.Contains(p, "{{") {
+			return true
+		}
+		if strings.Contains(p, "<") && strings.Contains(p, ">") && !strings.ContainsAny(p, "\"'") && !strings.HasPrefix(p, "<") && CommandLike(p) {
 			return true
 		}
 	}
