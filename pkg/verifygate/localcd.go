@@ -77,7 +77,34 @@ func mapLocal(root, c string) string {
 // namesAbsPath reports whether a command has a word that is an absolute
 // path, or an assignment of one: what mapLocal may map.
 func namesAbsPath(c string) bool {
-	return strings.HasPrefix(c, "/") || strings.Contains(c, " /") || strings.Contains(c, "=/") || strings.Contains(c, ":\\")
+	return strings.HasPrefix(c, "/") || strings.Contains(c, " /") || strings.Contains(c, "=/") || strings.Contains(c, ":\\") || drivePath(c) >= 0
+}
+
+// drivePath is where the first word of c that is a Windows drive's path
+// written with forward slashes starts (`C:/projects/app`, `"C:/…"`), -1
+// when there is none: a URL's `https://` is no drive.
+func drivePath(c string) int {
+	for i := 1; i+1 < len(c); i++ {
+		if c[i] != ':' || c[i+1] != '/' || !(c[i-1] >= 'A' && c[i-1] <= 'Z' || c[i-1] >= 'a' && c[i-1] <= 'z') {
+			continue
+		}
+		if i+2 < len(c) && c[i+2] == '/' {
+			continue // a URL's scheme
+		}
+		if i-1 == 0 || strings.ContainsRune(" \"'=", rune(c[i-2])) {
+			return i - 1
+		}
+	}
+	return -1
+}
+
+// unixPath is a Windows drive's path as a Unix one (`C:/projects/app` →
+// /projects/app), "" for any other word.
+func unixPath(w string) string {
+	if len(w) < 4 || w[1] != ':' || w[2] != '/' && w[2] != '\\' || !(w[0] >= 'A' && w[0] <= 'Z' || w[0] >= 'a' && w[0] <= 'z') {
+		return ""
+	}
+	return "/" + strings.ReplaceAll(w[3:], "\\", "/")
 }
 
 // winCdThen splits a command that opens with `cd` to a Windows drive's
@@ -135,27 +162,41 @@ func localFiles(root string, names func() []string, c string, atRoot bool) strin
 		// A path as a word, or as an assignment's value (`DB=/Users/…/x.db`),
 		// or before the `;` that ends a command.
 		pre, p := "", w
-		if k := strings.IndexByte(w, '='); k > 0 && strings.HasPrefix(w[k+1:], "/") {
+		if k := strings.IndexByte(w, '='); k > 0 && (strings.HasPrefix(w[k+1:], "/") || unixPath(w[k+1:]) != "") {
 			pre, p = w[:k+1], w[k+1:]
 		}
 		post := ""
 		if t := strings.TrimRight(p, ";"); t != p {
 			p, post = t, p[len(t):]
 		}
-		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "'\"`$*?;&|<>(){}\\") {
+		// A path in double quotes (`"C:/projects/app/docs/README.md"`):
+		// the quotes stay around the project's path.
+		if len(p) > 2 && p[0] == '"' && p[len(p)-1] == '"' {
+			pre, p, post = pre+`"`, p[1:len(p)-1], `"`+post
+		}
+		if u := unixPath(p); u != "" {
+			p = u // a Windows checkout's path, as the Unix one it names
+		}
+		// A glob in the last part (`…/docs/schemas/*.md`): its folder is
+		// the path mapped, the pattern stays.
+		glob := ""
+		if j := strings.LastIndexByte(p, '/'); j > 0 && strings.ContainsAny(p[j:], "*?") && !strings.ContainsAny(p[:j], "*?") {
+			p, glob = p[:j], p[j:]
+		}
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p+glob, "'\"`$;&|<>(){}\\") || strings.ContainsAny(p, "*?") {
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		sub, ok := hereOf(root, names, p, false)
+		sub, ok := hereOf(root, names, p, glob != "")
 		if !ok || sub == "" {
 			continue
 		}
 		if !atRoot {
 			sub = filepath.Join(root, filepath.FromSlash(sub))
 		}
-		words[i], changed = pre+sub+post, true
+		words[i], changed = pre+sub+glob+post, true
 	}
 	if !changed {
 		return c
@@ -175,7 +216,17 @@ func hereOf(root string, rootNames func() []string, p string, dir bool) (string,
 		// As macOS compares names (case aside), and a download's folder
 		// (`repo-main`) for the repository's.
 		if slices.ContainsFunc(names, func(n string) bool { return sameProject(n, parts[i]) }) {
-			sub := filepath.Join(parts[i+1:]...)
+			rest := parts[i+1:]
+			// A worktree of their copy (`…/sower/.worktrees/mobile-table`,
+			// `…/worktrees/x`, `…/.claude/worktrees/x`): its files are the
+			// project's, as a checkout of another branch.
+			switch {
+			case len(rest) >= 2 && (rest[0] == ".worktrees" || rest[0] == "worktrees"):
+				rest = rest[2:]
+			case len(rest) >= 3 && rest[0] == ".claude" && rest[1] == "worktrees":
+				rest = rest[3:]
+			}
+			sub := filepath.Join(rest...)
 			if sub == "" {
 				if dir {
 					return "", true
