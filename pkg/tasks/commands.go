@@ -54,7 +54,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) || bareGitVerb(c) {
+		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, t.before(i), t.before(i+1)) {
 			// `true` or `false` alone in a title is a value of the prose
 			// (a flag "with value `false`"), never the check.
 			continue
@@ -1281,6 +1281,47 @@ func nextScript(prev, gap, word string) (string, bool) {
 	return "", false
 }
 
+// placeSpan reports whether a title's span names a place of the project,
+// said so by the words around it ("`pnpm lint` runs lint in `apps/api`,
+// `packages/contracts`", "`apps/web/src` に", "listed in
+// `template/.gitignore`"): one word, a directory of the project or a file
+// of it that cannot run, with no extension a program's file would have. A
+// span that reads as the thing to run ("`scripts/check` passes") is no
+// place whatever is there: a folder made where a script was (attack 71)
+// does not drop it.
+func placeSpan(c, before, after string) bool {
+	if strings.ContainsAny(c, " \t") || !strings.ContainsRune(c, '/') || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "-") {
+		return false
+	}
+	rel := strings.TrimSuffix(strings.TrimPrefix(c, "./"), "/")
+	if base := path.Base(rel); strings.Contains(strings.TrimPrefix(base, "."), ".") {
+		return false // `scripts/check.sh`, `tools/run.py`: a program's file
+	}
+	if !locative(before, after) {
+		return false
+	}
+	return projectDir(rel)
+}
+
+// locative reports whether the words around a span say it is where
+// something is or happens: a preposition or a list before it, a particle,
+// a list or a place's noun after it.
+func locative(before, after string) bool {
+	b := strings.ToLower(strings.TrimRight(before, " *_(（"))
+	for _, w := range []string{" in", " into", " under", " inside", " within", " across", " for", " from", " to", ",", "、", "，", " and", " or", "/", "+"} {
+		if strings.HasSuffix(" "+b, w) {
+			return true
+		}
+	}
+	a := strings.ToLower(strings.TrimLeft(after, " *_"))
+	for _, w := range []string{"に", "の", "内", "で", "と", "、", "，", ",", "/", " and ", "and ", " directory", "directory", "folder", "package", "dir "} {
+		if strings.HasPrefix(a, strings.TrimLeft(w, " ")) {
+			return true
+		}
+	}
+	return false
+}
+
 // bareGitVerb reports whether a span names a git action with nothing to
 // act on ("delete it with `git rm`", "`git push`"): the words' verb, not a
 // command; run as written it fails or does what no check should.
@@ -1647,11 +1688,6 @@ func CommandLike(c string) bool {
 	case ShellBuiltin(w):
 		return true
 	case slashCommand(w):
-		return false
-	case len(f) == 1 && strings.ContainsRune(w, '/') && !strings.HasPrefix(w, "/") && projectDir(strings.TrimSuffix(strings.TrimPrefix(w, "./"), "/")):
-		// A directory of the project named alone ("lint runs in
-		// `apps/api`, `packages/contracts`"), or a file of it that cannot
-		// run (`template/.gitignore`): a place, never a program.
 		return false
 	case strings.ContainsRune(w, '/'):
 		// A directory named alone (`.cache/`) is a path in prose, not a

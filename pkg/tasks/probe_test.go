@@ -16,9 +16,9 @@ func TestProjectDirProbe(t *testing.T) {
 	}
 	SetProjectRoot(root)
 	defer SetProjectRoot("")
-	src := []byte("- [ ] D1 [VERIFY] `apps/api` builds\n")
+	src := []byte("- [ ] D1 [VERIFY] `unit-tests --lint` runs in `apps/api`\n")
 	f := ParseFile(src)
-	if len(f.Tasks) != 1 || len(f.Tasks[0].Commands) != 0 {
+	if len(f.Tasks) != 1 || len(f.Tasks[0].Commands) != 1 {
 		t.Fatalf("a directory read as a command: %+v", f.Tasks)
 	}
 	if !f.Holds() {
@@ -34,7 +34,7 @@ func TestProjectDirProbe(t *testing.T) {
 	if f.Holds() {
 		t.Fatal("the reading holds with the directory gone")
 	}
-	if g := ParseFile(src); len(g.Tasks[0].Commands) != 1 {
+	if g := ParseFile(src); len(g.Tasks[0].Commands) != 2 {
 		t.Fatalf("no directory, and the span is no command: %+v", g.Tasks[0].Commands)
 	}
 	// No root known: nothing is looked up, and nothing escapes one.
