@@ -445,6 +445,11 @@ func (t title) noted() int {
 	return len(t.code)
 }
 
+// ResultMark reports whether a word starts the author's note of a run in a
+// task's title (resultMark): the words from it on claim nothing, and do
+// not tell a task apart (a task moved with "✅ …" added is the same task).
+func ResultMark(w string) bool { return resultMark(w) }
+
 // resultMark reports whether a word starts with a check mark (✅, ✔, ☑)
 // or is a label of what was found ("実測:", "Result:", "Observed:"): the
 // author's note of the run, after the task's words.
