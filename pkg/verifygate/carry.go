@@ -41,6 +41,17 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 			}
 		}
 		if len(sns) == 0 {
+			// A task new since the session began in a file whose open
+			// verification tasks are gone (renamed to it, its tag dropped
+			// or moved to a heading's end, its heading cut from its box):
+			// it stands for them past the session too, as a tick of it
+			// does in the session (NeedOf's StandsFor), so that the next
+			// session does not start from the plain task (attack 71, B2).
+			if gone := s.vanished(file); len(gone) > 0 {
+				sns = []*ledger.Snap{mergeSnaps(gone)}
+			}
+		}
+		if len(sns) == 0 {
 			continue
 		}
 		// A task that stands for several (a repeated id, its key new)
