@@ -663,6 +663,56 @@ func (h *tagged) adopt(t *Task) {
 	}
 }
 
+// staticOnly reports whether a task's commands only read the code (a type
+// check, lint, format): none runs a test or the product.
+func staticOnly(cs []Command) bool {
+	for _, c := range cs {
+		l := strings.ToLower(c.Run)
+		if RunsTests(c.Run) || strings.Contains(l, "build") || strings.Contains(l, "test") {
+			return false
+		}
+		static := false
+		for _, part := range strings.Split(l, "&&") {
+			f := strings.Fields(part)
+			if len(f) == 0 {
+				continue
+			}
+			if f[0] == "cd" {
+				continue
+			}
+			static = containsAny(part, "tsc", "lint", "typecheck", "type-check", "format", "prettier", "ruff", "mypy", "clippy", "fmt", " check", "vet")
+			if !static {
+				return false
+			}
+		}
+		if !static {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// namesBehaviour reports whether a task's Do and Done when lines name a
+// behaviour of the running product ("test edit flow end-to-end", "Can edit
+// recipe, save creates new version", "All tabs render correctly"): a type
+// check passes whatever it does (corpus fifteen).
+func namesBehaviour(prose string) bool {
+	for _, l := range strings.Split(prose, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "can ") || strings.HasPrefix(l, "user can ") || strings.HasPrefix(l, "users can ") {
+			return true
+		}
+		ws := strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' })
+		for _, w := range ws {
+			switch w {
+			case "end-to-end", "e2e", "flow", "flows", "render", "renders", "works", "work":
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // noWarnings reports whether a check's words ask for a build with no
 // warnings ("0 errors, 0 warnings", "zero warnings"): a build passes with
 // warnings, so what it printed is read.
@@ -801,6 +851,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) == 0 && agentQuery(t.Text) || outputNamed(t.Text, t.Commands) || confirms ||
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
+		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
