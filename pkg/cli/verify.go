@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -558,6 +560,7 @@ func runTasks(e *env, args []string) error {
 			return withHint(fmt.Errorf("cannot read the task file %s: %v", rel, errors.Unwrap(err)), "`rodin tasks` with no file lists every task file of the project (%s)", strings.Join(s.Config.TaskFiles, ", "))
 		}
 		f := tasks.ParseFile(b)
+		first := len(views) // this file's views, put in line order below
 		for _, t := range f.Boxless {
 			views = append(views, taskView{File: rel, ID: t.ID, Ref: t.Ref, Title: t.Title, Line: t.Line, State: noBox, Verify: true})
 		}
@@ -579,6 +582,10 @@ func runTasks(e *env, args []string) error {
 				items = append(items, verifygate.Item{File: rel, Task: t})
 			}
 			views = append(views, v)
+		}
+		if len(f.Boxless) > 0 {
+			// The headings with no box among the tasks, by line.
+			slices.SortStableFunc(views[first:], func(a, b taskView) int { return cmp.Compare(a.Line, b.Line) })
 		}
 	}
 	verdicts := []verifygate.Verdict{}
@@ -629,7 +636,6 @@ func runTasks(e *env, args []string) error {
 		}
 	}
 	if asJSON {
-		sort.SliceStable(views, func(i, j int) bool { return views[i].File == views[j].File && views[i].Line < views[j].Line })
 		if views == nil {
 			views = []taskView{}
 		}
@@ -642,9 +648,7 @@ func runTasks(e *env, args []string) error {
 	if s.ID == "" {
 		fmt.Fprintln(e.stdout, "no Claude Code session has run here with rodin yet: no evidence to show")
 	}
-	sort.SliceStable(views, func(i, j int) bool {
-		return views[i].File < views[j].File || views[i].File == views[j].File && views[i].Line < views[j].Line
-	})
+	sort.SliceStable(views, func(i, j int) bool { return views[i].File < views[j].File })
 	last := ""
 	for _, v := range views {
 		if v.File != last {

@@ -55,8 +55,10 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 		cd = ""
 		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, t.before(i), t.before(i+1)) {
-			// `true` or `false` alone in a title is a value of the prose
-			// (a flag "with value `false`"), never the check.
+			// Named, not demanded: an aside about the last command, one
+			// left out, a value of the prose (a flag "with value
+			// `false`"), a test's name, a grep of no file, a git verb with
+			// nothing to act on, a place of the project.
 			continue
 		}
 		if r, ok := nextScript(prev, gap, c); ok {
@@ -1370,7 +1372,7 @@ func testName(c, after string) bool {
 		return false
 	}
 	switch strings.Trim(f[0], ".,;:") {
-	case "test", "tests", "spec", "specs", "test case", "case":
+	case "test", "tests", "spec", "specs", "case":
 		return !RunsTests(c)
 	}
 	return false

@@ -284,9 +284,9 @@ func parseFile(src []byte) File {
 					bare = trailingTag(heading)
 				}
 				if bare != nil {
-					if f := strings.Fields(bare.Title); len(f) > 1 && isStepNumber(f[0]) {
+					if w := strings.Fields(bare.Title); len(w) > 1 && isStepNumber(w[0]) {
 						// `### Task 4.5: [VERIFY] …`: task 4.5, as its boxes would be.
-						bare.ID, bare.Title = strings.TrimSuffix(f[0], ":"), strings.TrimSpace(strings.TrimPrefix(bare.Title, f[0]))
+						bare.ID, bare.Title = strings.TrimSuffix(w[0], ":"), strings.TrimSpace(strings.TrimPrefix(bare.Title, w[0]))
 					}
 					bare.Line, bare.mark, bare.Section, bare.Ref = lineOf(lines, n.Lines().At(0).Start), -1, section, bare.ID
 				}
@@ -438,8 +438,9 @@ func ownersMark(ts []Task) {
 		if !t.Verify || t.Manual {
 			continue
 		}
-		for _, w := range strings.Fields(t.Title)[:min(3, len(strings.Fields(t.Title)))] {
-			if slices.Contains(marks, w) {
+		w := strings.Fields(t.Title)
+		for _, x := range w[:min(3, len(w))] {
+			if slices.Contains(marks, x) {
 				t.Manual, t.AC, t.Inspect, t.Commands = true, false, false, nil
 				break
 			}

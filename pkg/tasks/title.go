@@ -437,7 +437,7 @@ func (t title) noted() int {
 	_, n := t.leading()
 	spans := 0
 	for i, x := range w {
-		if i > n && i >= 1 && resultMark(x) {
+		if i > n && resultMark(x) {
 			return spans
 		}
 		spans += strings.Count(x, string(codeMark))
