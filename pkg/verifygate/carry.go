@@ -182,6 +182,19 @@ func mergeSnaps(sns []*ledger.Snap) *ledger.Snap {
 func (s *Session) acceptEdits(st *tickState, file string, ts []tasks.Task) {
 	for _, t := range ts {
 		sns := s.snaps(file, t)
+		if len(sns) == 0 && t.Verify && s.Baseline != nil {
+			// A verification task someone else wrote during the session:
+			// as they wrote it, it stands for what it asks (snaps).
+			sn := ledger.Snap{Key: t.Key(), Verify: true, AC: t.AC, Manual: t.Manual}
+			for _, c := range t.Commands {
+				sn.Commands, sn.Sources = append(sn.Commands, c.Run), append(sn.Sources, string(c.Source))
+			}
+			st.added[boxKey{file, t.Key()}] = sn
+			if s.added != nil {
+				s.added[boxKey{file, t.Key()}] = sn
+			}
+			continue
+		}
 		if len(sns) != 1 || !asksOtherThan(t, sns[0]) {
 			continue
 		}
@@ -204,12 +217,33 @@ func asksOtherThan(t tasks.Task, sn *ledger.Snap) bool {
 // t ask what it asks now (acceptEdits), read from the session's record
 // once.
 func (s *Session) acceptedByEdit(file string, t tasks.Task) bool {
-	if s.accepted == nil {
-		s.accepted = map[boxKey]string{}
-		if st, err := loadTicks(s.Data, s.ID); err == nil && st != nil {
-			maps.Copy(s.accepted, st.accepted)
-		}
-	}
+	s.readEdits()
 	runs, ok := s.accepted[boxKey{file, t.Key()}]
 	return ok && runs == runsOf(t)
+}
+
+// readEdits reads, once, what someone else's edits of the session left
+// (acceptEdits): the tasks they changed and the ones they wrote.
+func (s *Session) readEdits() {
+	if s.accepted != nil {
+		return
+	}
+	s.accepted, s.added = map[boxKey]string{}, map[boxKey]ledger.Snap{}
+	if st, err := loadTicks(s.Data, s.ID); err == nil && st != nil {
+		maps.Copy(s.accepted, st.accepted)
+		maps.Copy(s.added, st.added)
+	}
+}
+
+// addedSnap is a verification task someone else wrote during the session,
+// as they wrote it, when t is that task (its key); nil otherwise.
+func (s *Session) addedSnap(file string, t tasks.Task) *ledger.Snap {
+	if s.Data == "" || s.ID == "" {
+		return nil
+	}
+	s.readEdits()
+	if sn, ok := s.added[boxKey{file, t.Key()}]; ok {
+		return &sn
+	}
+	return nil
 }

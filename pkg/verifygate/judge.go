@@ -89,6 +89,9 @@ type Session struct {
 	// accepted are the tasks someone else's edit changed in this session
 	// (acceptedByEdit), read once; nil until then.
 	accepted map[boxKey]string
+	// added are the verification tasks someone else wrote in this
+	// session, as they wrote them (acceptEdits), read with accepted.
+	added map[boxKey]ledger.Snap
 	// within is inProject by directory: a log holds thousands of runs
 	// from a few directories.
 	within map[string]bool
@@ -569,6 +572,19 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 // giving a verification task's id to a new task must not make it another
 // task), none when it was not there.
 func (s *Session) snaps(file string, t tasks.Task) []*ledger.Snap {
+	if out := s.startSnaps(file, t); len(out) > 0 || !t.Verify && !t.Checked {
+		return out
+	}
+	// Not there as the session began: written by someone else since (the
+	// user), it asks what they wrote (acceptEdits).
+	if sn := s.addedSnap(file, t); sn != nil {
+		return []*ledger.Snap{sn}
+	}
+	return nil
+}
+
+// startSnaps are the task's snapshots of the session's start (snaps).
+func (s *Session) startSnaps(file string, t tasks.Task) []*ledger.Snap {
 	if s.Baseline == nil {
 		return nil
 	}

@@ -109,9 +109,10 @@ func PreEdit(in hookio.Input, getenv func(string) string) hookio.PreOutcome {
 	if s.accepted == nil {
 		// What the record accepts, from the read above (acceptedByEdit
 		// would read it again).
-		s.accepted = map[boxKey]string{}
+		s.accepted, s.added = map[boxKey]string{}, map[boxKey]ledger.Snap{}
 		if stErr == nil && st != nil {
 			maps.Copy(s.accepted, st.accepted)
+			maps.Copy(s.added, st.added)
 		}
 	}
 	if t, line := unboxed(before, after, nextBytes, func(t tasks.Task) bool { return s.IsVerification(rel, t) }); line > 0 {

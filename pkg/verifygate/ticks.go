@@ -73,8 +73,13 @@ type tickState struct {
 	// else changed since the session began, by the sum of what they ask
 	// now: the user's own edit stands at once, as an acceptance.
 	accepted map[boxKey]string
-	cfg      configSeen // the configuration file as last seen (watchConfig)
-	cfgUser  string     // the configuration as someone else last left it, JSON ("" none)
+	// added are the verification tasks someone else wrote during the
+	// session (the user, in an editor), as they wrote them: what they ask
+	// stands as a start's snapshot would, so that the agent cannot reword
+	// them into less (attack 71, B3).
+	added   map[boxKey]ledger.Snap
+	cfg     configSeen // the configuration file as last seen (watchConfig)
+	cfgUser string     // the configuration as someone else last left it, JSON ("" none)
 	// client is the Claude Code process that ran the session's hooks when
 	// a box was last marked bad ("PID START", clientID): a later session
 	// that finds it gone, the box still bad, finishes the stop the session
@@ -98,14 +103,14 @@ func ticksPath(data, session string) string {
 }
 
 func newTickState() *tickState {
-	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}, accepted: map[boxKey]string{}, past: map[pastKey]box{}}
+	return &tickState{files: map[string][2]int64{}, boxes: map[boxKey]box{}, unread: map[string]unread{}, accepted: map[boxKey]string{}, added: map[boxKey]ledger.Snap{}, past: map[pastKey]box{}}
 }
 
 // MarshalText writes the state as plain lines (read at every Bash command:
 // no reflection): `t SINCE`, `r "ROOT"`, `g "GLOB"`, `f MOD SIZE "FILE"`,
 // `b MARK TIME "AGENT" "FILE" "KEY" ["WORDS" "RUNS" ["VIA"]]`, `u TIME "AGENT" "FILE" "WHY"`,
 // `a "FILE" "KEY" "RUNS"`, `c "SUM" MOD SIZE`, `C "CONFIG"`, `P "CLIENT"`,
-// `p MARK TIME "AGENT" "FILE" "WORDS" "RUNS"`.
+// `p MARK TIME "AGENT" "FILE" "WORDS" "RUNS"`, `n "FILE" "KEY" "FLAGS" ["CMD" "SOURCE"]…`.
 func (st *tickState) MarshalText() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "t %d\nr %s\n", st.since, strconv.Quote(st.root))
@@ -159,6 +164,26 @@ func (st *tickState) MarshalText() []byte {
 	}
 	for _, k := range accepted {
 		fmt.Fprintf(&b, "a %s %s %s\n", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(st.accepted[k]))
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(st.added), func(a, b boxKey) int {
+		return strings.Compare(a.file+"\x00"+a.key, b.file+"\x00"+b.key)
+	}) {
+		sn := st.added[k]
+		flags := ""
+		for i, on := range []bool{sn.Verify, sn.AC, sn.Manual} {
+			if on {
+				flags += string("vam"[i])
+			}
+		}
+		fmt.Fprintf(&b, "n %s %s %s", strconv.Quote(k.file), strconv.Quote(k.key), strconv.Quote(flags))
+		for i, c := range sn.Commands {
+			src := ""
+			if i < len(sn.Sources) {
+				src = sn.Sources[i]
+			}
+			fmt.Fprintf(&b, " %s %s", strconv.Quote(c), strconv.Quote(src))
+		}
+		b.WriteByte('\n')
 	}
 	past := slices.SortedFunc(maps.Keys(st.past), func(a, b pastKey) int {
 		return strings.Compare(a.file+"\x00"+a.words+"\x00"+a.runs, b.file+"\x00"+b.words+"\x00"+b.runs)
@@ -228,6 +253,12 @@ func parseTicks(src []byte) (*tickState, error) {
 			st.cfgUser = f[0]
 		case line[0] == 'P' && len(f) == 1:
 			st.client = f[0]
+		case line[0] == 'n' && len(f) >= 3 && len(f)%2 == 1:
+			sn := ledger.Snap{Key: f[1], Verify: strings.Contains(f[2], "v"), AC: strings.Contains(f[2], "a"), Manual: strings.Contains(f[2], "m")}
+			for i := 3; i+1 < len(f); i += 2 {
+				sn.Commands, sn.Sources = append(sn.Commands, f[i]), append(sn.Sources, f[i+1])
+			}
+			st.added[boxKey{f[0], f[1]}] = sn
 		case line[0] == 'p' && len(f) == 6 && len(f[0]) == 1 && strings.Contains("skbo", f[0]):
 			st.past[pastKey{f[3], f[4], f[5]}] = box{mark: f[0][0], time: num(f[1]), agent: f[2], words: f[4], runs: f[5]}
 		default:
@@ -499,7 +530,7 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 	}
 	s.SetPresent(rel, parsed)
 	if s.accepted == nil {
-		s.accepted = maps.Clone(st.accepted)
+		s.accepted, s.added = maps.Clone(st.accepted), maps.Clone(st.added)
 	}
 	if o.mine {
 		s.carryChanges(rel, parsed, quality, known == nil)
