@@ -56,6 +56,12 @@ func mapLocal(root, c string) string {
 	}
 	// `cd F:\Projects\erp && python -m py_compile erp/api.py` reads as
 	// the same path here (winCdThen), as a Unix one does.
+	if ok && filepath.Clean(dir) == "/" {
+		// `cd / && npx tool status --strict` in a task list of the
+		// project: its root, as the list's other steps run there; no
+		// check runs at the machine's root.
+		return localFiles(root, names, rest, true)
+	}
 	if ok && filepath.IsAbs(dir) {
 		if _, err := os.Stat(dir); err == nil {
 			return written
