@@ -511,6 +511,18 @@ func (t title) asides() []bool {
 				// appears once (it comes from the initial `./iw-run
 				// --bootstrap`)"): an explanation.
 				open = open || hasAnyPrefix(rest, "it comes from", "comes from", "which comes from", "from the ", "canonical", "see ", "cf. ")
+				// What a search looks for, listed after its noun ("grep the
+				// targets for PVE tokens (`LEVEL 1`, `values hierarchy`)"):
+				// terms, not commands.
+				if k := j; !open && k >= 0 {
+					for k >= 0 && unicode.IsLetter(rs[k]) {
+						k--
+					}
+					switch strings.ToLower(string(rs[k+1 : j+1])) {
+					case "tokens", "terms", "strings", "keywords", "phrases", "patterns", "markers", "identifiers":
+						open = true
+					}
+				}
 			}
 			depth++
 		case r == ')' || r == '）':
