@@ -25,6 +25,12 @@ func said(c, after, next string) (run string, usesNext bool) {
 	// A comment at the line's end would hold what is appended, and an
 	// operator in it would hide the search (attacks 64 and 65).
 	nothing := findsNothing(uncommented(c), after)
+	if n := listingPipe(uncommented(c)); n > 0 && !strings.ContainsAny(c, ";&<>$`") && saysNothing(uncommented(c), after) {
+		// "`find src -name \"*.ts\" | grep -E \"/[A-Z]\"` finds no
+		// PascalCase name": the listing succeeds and the last search
+		// selects nothing (the pipe's own status cannot say it).
+		return uncommented(c) + "; test ${PIPESTATUS[0]} -eq 0 -a " + strings.TrimPrefix(pipeFindsNothing(n), "${PIPESTATUS[0]} -le 1 -a "), false
+	}
 	if f := strings.Fields(uncommented(c)); len(f) > 1 && f[0] == "ls" && !strings.ContainsAny(c, "|;&<>$`") && listsNothing(after) {
 		// "`ls apps/web/tailwind.config.*` finds nothing": a listing that
 		// must fail, as ls does on a name that is not there.
@@ -253,6 +259,35 @@ func findsNothing(c, after string) bool {
 	if !loneSearch(c) && searchPipe(c) == 0 || quietSearch(c) && speaksOfOutput(after) {
 		return false
 	}
+	return saysNothing(c, after)
+}
+
+// listingPipe is the number of commands of a listing piped through
+// searches only (`find src -name "*.ts" | grep -E "/[A-Z]"`), 0 for any
+// other line: it finds nothing when its last search selects nothing.
+func listingPipe(c string) int {
+	parts, ok := splitOperators(c)
+	pipes, _ := splitPipes(c)
+	if !ok || len(parts) < 2 || len(parts) != len(pipes) {
+		return 0
+	}
+	if f := strings.Fields(parts[0]); len(f) < 2 || f[0] != "find" {
+		return 0
+	}
+	for _, p := range parts[1:] {
+		switch path.Base(FirstWord(p)) {
+		case "grep", "egrep", "fgrep", "rg":
+		default:
+			return 0
+		}
+	}
+	return len(parts)
+}
+
+// saysNothing reports whether the words after a search or a listing say it
+// must find nothing (findsNothing, without its look at the command's
+// shape).
+func saysNothing(c, after string) bool {
 	// The words of the clause right after the search, up to its end; a
 	// clause that denies ("must not return empty", "non-empty") or that
 	// speaks of another time or case ("was 0 matches before", "no matches
