@@ -714,6 +714,47 @@ func namesBehaviour(prose string) bool {
 	return false
 }
 
+// arrowOutcome reports whether a title's command is followed by an arrow
+// and an outcome its exit does not say ("`systemctl stop poller` → clean
+// shutdown", "`curl …/health` → 200 and the version"): what happened is
+// read. An arrow to a pass ("→ all pass", "→ exit 0", "→ green") is the
+// exit's.
+func arrowOutcome(t title, cs []Command) bool {
+	if len(cs) == 0 {
+		return false
+	}
+	for i, c := range t.code {
+		if !slices.ContainsFunc(cs, func(k Command) bool { return strings.Contains(k.Run, c) }) {
+			continue
+		}
+		after, _ := t.after(i)
+		a := strings.TrimSpace(after)
+		rest, ok := strings.CutPrefix(a, "→")
+		if !ok {
+			rest, ok = strings.CutPrefix(a, "->")
+		}
+		if !ok {
+			continue
+		}
+		words := strings.Fields(strings.ToLower(strings.Trim(rest, " *_")))
+		if len(words) == 0 || strings.ContainsRune(rest, codeMark) {
+			continue
+		}
+		out := " " + strings.Join(words[:min(4, len(words))], " ") + " "
+		if containsAny(out, " pass", " green", " exit 0", " exits 0", " ok ", " ok,", " succeed", " success", " no output", " no error", " all ") {
+			continue
+		}
+		switch strings.Trim(words[0], ".,;:") {
+		case "clean", "empty", "nothing", "none", "0", "zero":
+			if len(words) == 1 || strings.HasSuffix(words[0], ",") || strings.HasSuffix(words[0], ";") {
+				continue // "→ clean", "→ empty": its exit, or a search's nothing
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // noWarnings reports whether a check's words ask for a build with no
 // warnings ("0 errors, 0 warnings", "zero warnings"): a build passes with
 // warnings, so what it printed is read.
@@ -853,6 +894,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
+		arrowOutcome(title, t.Commands) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
