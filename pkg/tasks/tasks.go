@@ -1748,10 +1748,12 @@ func follows(c string) bool {
 }
 
 // anotherMachine reports whether a task's words put its check on a machine
-// other than this one ("Fresh clone test: new machine, `git clone` → …"):
-// a person's, whatever the commands they run there.
+// other than this one ("Fresh clone test: new machine, `git clone` → …"),
+// or over days ("the timer runs daily (check with `systemctl
+// list-timers`)"): a person's, whatever the commands they run there.
 func anotherMachine(text string) bool {
-	return containsAny(text, "new machine", "fresh machine", "clean machine", "another machine")
+	return containsAny(text, "new machine", "fresh machine", "clean machine", "another machine",
+		"runs daily", "run daily", "runs nightly", "runs weekly", "every day", "every night", "each night", "over several days")
 }
 
 // prodFile reports whether a code span names production's own file
