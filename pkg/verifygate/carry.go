@@ -30,7 +30,7 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		}
 		qualityStands = [2]string{qualityWords, qualitySum(quality)}
 	}
-	for _, t := range ts {
+	for j, t := range ts {
 		// Cheap tests first: a task file holds hundreds of tasks, and most
 		// are as they began.
 		sns := s.snaps(file, t)
@@ -40,15 +40,18 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 				sns = []*ledger.Snap{mergeSnaps(gone)}
 			}
 		}
-		if len(sns) == 0 {
-			// A task new since the session began in a file whose open
-			// verification tasks are gone (renamed to it, its tag dropped
-			// or moved to a heading's end, its heading cut from its box):
-			// it stands for them past the session too, as a tick of it
-			// does in the session (NeedOf's StandsFor), so that the next
-			// session does not start from the plain task (attack 71, B2).
-			if gone := s.vanished(file); len(gone) > 0 {
-				sns = []*ledger.Snap{mergeSnaps(gone)}
+		if len(sns) == 0 || !t.Verify && !s.hadTask(file, t) {
+			// A task new since the session began (by key, or an id the
+			// file has given to new words: attack 72) at the place of an
+			// open verification task gone from the file (renamed to it,
+			// its tag dropped or moved to a heading's end, its heading cut
+			// from its box): it stands for it past the session too, as a
+			// tick of it does in the session (NeedOf's StandsFor), so that
+			// the next session does not start from the plain task (attack
+			// 71, B2). A task written elsewhere in the file (new work
+			// beside a task deleted) stands for none.
+			if gone := s.goneAt(file, ts, j); len(gone) > 0 {
+				sns = []*ledger.Snap{mergeSnaps(append(sns, gone...))}
 			}
 		}
 		if len(sns) == 0 {
@@ -246,4 +249,29 @@ func (s *Session) addedSnap(file string, t tasks.Task) *ledger.Snap {
 		return &sn
 	}
 	return nil
+}
+
+// goneAt are the open verification tasks of the session's start gone from
+// file whose place ts[j] takes: the task before it (or after it) now is
+// the one that stood before (or after) the gone task then, the start of
+// the file counting as one.
+func (s *Session) goneAt(file string, ts []tasks.Task, j int) []*ledger.Snap {
+	gone := s.vanished(file)
+	if len(gone) == 0 {
+		return nil
+	}
+	fs := s.Baseline.Files[file]
+	var out []*ledger.Snap
+	for _, g := range gone {
+		i := slices.IndexFunc(fs, func(sn ledger.Snap) bool { return sn.Key == g.Key })
+		if i < 0 {
+			continue
+		}
+		before := i == 0 && j == 0 || i > 0 && j > 0 && fs[i-1].Key == ts[j-1].Key()
+		after := i+1 == len(fs) && j+1 == len(ts) && j > 0 || i+1 < len(fs) && j+1 < len(ts) && fs[i+1].Key == ts[j+1].Key()
+		if before || after {
+			out = append(out, g)
+		}
+	}
+	return out
 }

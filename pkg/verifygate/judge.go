@@ -2059,9 +2059,9 @@ func (v Verdict) Explain() string {
 		parts = append(parts, "rodin has no record of the task boxes as this session began (its start could not write one: a full disk, or rodin was enabled during the session), so what its checks were then is not known and no run can stand for them: a new session records them (or the user waives the task)")
 	}
 	if v.Need.ChangedBefore && v.Need.Waiver == nil {
-		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several; a change saved while the agent's command ran, the user's own too, is taken for the agent's): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
+		parts = append(parts, fmt.Sprintf("an agent changed its commands in an earlier session, and those it had before still stand (an agent alone may not change what checks a task, in one session or over several; a change saved while the agent's command ran, the user's own too, is taken for the agent's): %s", acceptAdvice(v)))
 	} else if v.Need.Changed && v.Need.Waiver == nil {
-		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task; a change saved while the agent's command ran, the user's own too, is taken for the agent's): when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File))
+		parts = append(parts, fmt.Sprintf("its commands changed since the session began, and those it had then still stand (an agent alone may not change what checks a task; a change saved while the agent's command ran, the user's own too, is taken for the agent's): %s", acceptAdvice(v)))
 	}
 	if v.Need.Manual {
 		why := "its words say so"
@@ -2305,4 +2305,15 @@ func shellBefore(runs []ledger.Run, i int, root string) string {
 		}
 	}
 	return root
+}
+
+// acceptAdvice says how the user accepts a task's change of commands: its
+// commands as they are now, or, for a task that names none now (a task
+// written where a verification task was, new work beside one deleted:
+// attack 72), a waiver of it.
+func acceptAdvice(v Verdict) string {
+	if len(v.Task.Commands) == 0 {
+		return fmt.Sprintf("when the change is right (it names no command now), the user waives it by typing `%s %s %s WHAT IS RIGHT` in Claude Code, or by running `rodin waive %s %s --reason \"WHAT IS RIGHT\"` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, ShellArg(v.Task.Ref), v.File)
+	}
+	return fmt.Sprintf("when the change is right, the user accepts the commands as they are now by typing `%s %s %s %s` in Claude Code, or by running `rodin waive --commands %s %s` at a terminal of their own (no agent can; an unattended loop leaves the box open meanwhile)", WaiveCommand, v.Task.Ref, v.File, AcceptCommands, ShellArg(v.Task.Ref), v.File)
 }
