@@ -203,9 +203,16 @@ func relativeDir(d string) bool {
 // searches only (`grep -rn X scripts/ | grep -v "IN ("`), 0 for any other
 // line. Such a line finds nothing when its last search selects nothing.
 func searchPipe(c string) int {
+	return pipedThroughSearches(c, func(head string) bool { return loneSearch(strings.TrimSpace(head)) })
+}
+
+// pipedThroughSearches is the number of commands of a line whose first
+// command head accepts and whose others are searches, all piped; 0 for any
+// other line.
+func pipedThroughSearches(c string, head func(string) bool) int {
 	parts, ok := splitOperators(c)
 	pipes, _ := splitPipes(c)
-	if !ok || len(parts) < 2 || len(parts) != len(pipes) || !loneSearch(strings.TrimSpace(parts[0])) {
+	if !ok || len(parts) < 2 || len(parts) != len(pipes) || !head(parts[0]) {
 		return 0
 	}
 	for _, p := range parts[1:] {
@@ -266,22 +273,10 @@ func findsNothing(c, after string) bool {
 // searches only (`find src -name "*.ts" | grep -E "/[A-Z]"`), 0 for any
 // other line: it finds nothing when its last search selects nothing.
 func listingPipe(c string) int {
-	parts, ok := splitOperators(c)
-	pipes, _ := splitPipes(c)
-	if !ok || len(parts) < 2 || len(parts) != len(pipes) {
-		return 0
-	}
-	if f := strings.Fields(parts[0]); len(f) < 2 || f[0] != "find" {
-		return 0
-	}
-	for _, p := range parts[1:] {
-		switch path.Base(FirstWord(p)) {
-		case "grep", "egrep", "fgrep", "rg":
-		default:
-			return 0
-		}
-	}
-	return len(parts)
+	return pipedThroughSearches(c, func(head string) bool {
+		f := strings.Fields(head)
+		return len(f) > 1 && f[0] == "find"
+	})
 }
 
 // saysNothing reports whether the words after a search or a listing say it
