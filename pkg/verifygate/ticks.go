@@ -524,6 +524,11 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 			if line > 0 {
 				why := fmt.Sprintf("the box of %s on line %d of %s was turned into text rodin does not read as a box (it may look ticked, and no gate judges it); put its `- [ ]` back", sn.Key, line, rel)
 				st.unread[rel] = unread{time: time.Now().UnixNano(), agent: o.agent, why: why}
+				// What its change did to the file's tasks is kept past the
+				// session all the same (attack 72, R7: the next session
+				// starts from the file as it is).
+				s.SetPresent(rel, parsed)
+				s.carryChanges(rel, parsed, quality, known == nil)
 				return nil, why
 			}
 		}
