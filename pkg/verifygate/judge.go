@@ -563,6 +563,22 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 			out = append(out, sn)
 		}
 	}
+	// And the verification tasks someone else wrote during the session
+	// (acceptEdits), gone since: renamed to another id, the user's V2 is
+	// still what it asked (attack 72, R1).
+	if s.Data != "" && s.ID != "" {
+		s.readEdits()
+		for _, k := range slices.SortedFunc(maps.Keys(s.added), func(a, b boxKey) int { return strings.Compare(a.key, b.key) }) {
+			if k.file != file {
+				continue
+			}
+			id, _, _ := strings.Cut(k.key, "#")
+			id, _, _ = strings.Cut(id, "@line")
+			if sn := s.added[k]; sn.Verify && !ids[id] {
+				out = append(out, &sn)
+			}
+		}
+	}
 	return out
 }
 
