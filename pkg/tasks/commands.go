@@ -45,16 +45,24 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 	}
 	var out []Command
 	prev, gap, cd := "", "", ""
-	aside := t.asides()
-	for i := 0; i < t.noted(); i++ {
+	// What stands around each span, read once: a title of thousands of
+	// spans is read in time proportional to it, not to its square.
+	aside, gaps, noted := t.asides(), t.gaps(), t.noted()
+	before := func(i int) string {
+		if i < len(gaps) {
+			return gaps[i]
+		}
+		return ""
+	}
+	for i := 0; i < noted; i++ {
 		c := t.code[i]
-		if cd != "" && listed(t.before(i)) && CommandLike(c) && !strings.HasPrefix(c, "cd ") {
+		if cd != "" && listed(before(i)) && CommandLike(c) && !strings.HasPrefix(c, "cd ") {
 			// "`cd frontend && npm test`、`npm run build`": the list goes
 			// on in the folder its first command went to.
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(t.before(i)) || c == "true" || c == "false" || testName(c, t.before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, t.before(i), t.before(i+1)) {
+		if aside[i] || negated(before(i)) || c == "true" || c == "false" || testName(c, before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, before(i), before(i+1)) {
 			// Named, not demanded: an aside about the last command, one
 			// left out, a value of the prose (a flag "with value
 			// `false`"), a test's name, a grep of no file, a git verb with
@@ -68,7 +76,7 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			continue // "`gh pr checks --watch` or `gh pr checks`": the first
 		}
 		prev, gap = "", ""
-		if CommandLike(c) && !namedFile(c) && !logged(t.before(i)) {
+		if CommandLike(c) && !namedFile(c) && !logged(before(i)) {
 			after, next := t.after(i)
 			run, usesNext := said(c, after, next)
 			if usesNext {

@@ -472,15 +472,9 @@ func resultMark(w string) bool {
 	return false
 }
 
-// before is the title's text between code span i and the span before it
-// (or the title's start).
-func (t title) before(i int) string {
-	parts := strings.SplitN(t.text, string(codeMark), i+2)
-	if i >= len(parts) {
-		return ""
-	}
-	return parts[i]
-}
+// gaps are the title's texts between its code spans: gaps[i] stands before
+// span i (the title's start for the first), the last after the last span.
+func (t title) gaps() []string { return strings.Split(t.text, string(codeMark)) }
 
 // asides marks the code spans inside parentheses that open right after a
 // command's span: "`nx run server:export-openapi` (canonical `node

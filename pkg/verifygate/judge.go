@@ -567,7 +567,9 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 	// (acceptEdits), gone since: renamed to another id, the user's V2 is
 	// still what it asked (attack 72, R1).
 	if s.Data != "" && s.ID != "" {
-		s.readEdits()
+		if s.readEdits(); len(s.added) == 0 {
+			return out
+		}
 		for _, k := range slices.SortedFunc(maps.Keys(s.added), func(a, b boxKey) int { return strings.Compare(a.key, b.key) }) {
 			if k.file != file {
 				continue

@@ -151,11 +151,16 @@ func winCdThen(c string) (dir, rest string, ok bool) {
 		return "", "", false
 	}
 	rest = strings.TrimSpace(rest)
-	if len(d) < 4 || d[1] != ':' || d[2] != '\\' && d[2] != '/' || !(d[0] >= 'A' && d[0] <= 'Z' || d[0] >= 'a' && d[0] <= 'z') ||
-		strings.ContainsAny(d, "'\"$`;|&") || rest == "" {
+	u := unixPath(d)
+	if u == "" || strings.ContainsAny(d, "'\"$`;|&") || rest == "" {
 		return "", "", false
 	}
-	return "/" + strings.ReplaceAll(strings.TrimRight(d[3:], "\\/"), "\\", "/"), rest, true
+	if t := strings.TrimRight(u, "/"); t != "" {
+		u = t
+	} else {
+		u = "/" // `C:\`: the drive's root
+	}
+	return u, rest, true
 }
 
 // localFiles replaces the words of c that are absolute paths of another
