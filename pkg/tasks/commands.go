@@ -78,6 +78,9 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		prev, gap = "", ""
 		if CommandLike(c) && !namedFile(c) && !logged(before(i)) {
 			after, next := t.after(i)
+			if serves(after) {
+				continue // a server started, never exiting: what it serves is read
+			}
 			run, usesNext := said(c, after, next)
 			if usesNext {
 				i++
@@ -1690,6 +1693,9 @@ func CommandLike(c string) bool {
 		return false
 	case strings.HasPrefix(w, "/") && !rootExists(w):
 		// `/api/public/playlists`: a URL's path, not a program.
+		return false
+	case strings.Contains(w, "://"):
+		// `http://localhost:8420`: an address, opened, never run.
 		return false
 	case w[0] == '@':
 		// An npm scope (`@tanstack/react-query`, `@std/k8s`): a package's

@@ -755,6 +755,40 @@ func arrowOutcome(t title, cs []Command) bool {
 	return false
 }
 
+// serves reports whether the words after a command say it starts a
+// server that stays up ("`./api` serves the frontend at localhost:8420",
+// "`npm start` → listening on :3000"): it never exits, so it is no check
+// to run; what it serves is read.
+func serves(after string) bool {
+	a := strings.TrimSpace(after)
+	for _, arrow := range []string{"→", "->"} {
+		a = strings.TrimSpace(strings.TrimPrefix(a, arrow))
+	}
+	words := strings.Fields(strings.ToLower(a))
+	for i, w := range words[:min(6, len(words))] {
+		switch w = strings.Trim(w, ".,;:()*_"); w {
+		case "serves", "serving", "listens", "listening":
+			return true
+		case "at", "on":
+			if i+1 < len(words) && containsAny(words[i+1], "localhost:", "127.0.0.1:", "0.0.0.0:") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// servesAny reports whether one of a title's commands starts a server
+// (serves).
+func servesAny(t title) bool {
+	for i := range t.code {
+		if after, _ := t.after(i); serves(after) {
+			return true
+		}
+	}
+	return false
+}
+
 // noWarnings reports whether a check's words ask for a build with no
 // warnings ("0 errors, 0 warnings", "zero warnings"): a build passes with
 // warnings, so what it printed is read.
@@ -894,7 +928,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
-		arrowOutcome(title, t.Commands) ||
+		arrowOutcome(title, t.Commands) || servesAny(title) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})

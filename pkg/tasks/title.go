@@ -1,9 +1,11 @@
 package tasks
 
 import (
+	"bytes"
 	"path"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -33,10 +35,17 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 	// there, so that the tags after it are read as leading tags.
 	lines, k := first.Lines(), 0
 	for n := box.NextSibling(); n != nil; n = n.NextSibling() {
-		for !onLine(n, line) && k+1 < lines.Len() && k < maxTitleLines && (openBracket(b.String()) || k == 0 && noteOnly(t.raw)) {
-			k++
-			line = lines.At(k)
-			t.raw += " " + strings.TrimSpace(strings.TrimRight(string(src[line.Start:line.Stop]), "\r\n"))
+		for !onLine(n, line) && k+1 < lines.Len() {
+			if k < maxTitleLines && (openBracket(b.String()) || k == 0 && noteOnly(t.raw)) {
+				k++
+				line = lines.At(k)
+				t.raw += " " + strings.TrimSpace(strings.TrimRight(string(src[line.Start:line.Stop]), "\r\n"))
+			} else if k < maxWrapLines && wrapped(lines, k, src) {
+				k++
+				line = lines.At(k)
+			} else {
+				break
+			}
 		}
 		if !onLine(n, line) {
 			break
@@ -45,6 +54,48 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 	}
 	t.text = b.String()
 	return t
+}
+
+// maxWrapLines bounds how many lines a title wrapped by its author's
+// width runs over.
+const maxWrapLines = 12
+
+// wrapped reports whether the paragraph's line k was broken by its
+// author's line width, not ended: it is long, not much wider than
+// the paragraph's other lines, and the next line's first word would not have
+// fit on it within them. A first line wider than the rest (a note, a
+// title, then wrapped prose under it) is no wrap.
+func wrapped(lines *text.Segments, k int, src []byte) bool {
+	width := 0
+	for i := 0; i < min(lines.Len(), maxWrapLines+1); i++ { // the title's lines at most: bounded work
+		if i != k {
+			width = max(width, column(lines.At(i), src))
+		}
+	}
+	here := column(lines.At(k), src)
+	next := lines.At(k + 1)
+	rest := strings.TrimSpace(string(src[next.Start:next.Stop]))
+	word, _, _ := strings.Cut(rest, " ")
+	if strings.HasPrefix(rest, "`") {
+		// A code span is kept whole by an author who wraps: "`ruff
+		// format --check .`:" went to the next line as one.
+		if end := strings.IndexByte(rest[1:], '`'); end >= 0 {
+			word, _, _ = strings.Cut(rest[end+1:], " ")
+			word = rest[:end+1] + word
+		}
+	}
+	return here >= 72 && here <= width+wrapSlack && here+1+utf8.RuneCountInString(word) > width
+}
+
+// wrapSlack is how much wider than the paragraph's other lines a wrapped
+// line may be: authors wrap by eye, or count a code span's backticks out.
+const wrapSlack = 8
+
+// column is the width of a segment's line in the file, from the line's
+// start (its list marker and indent) to its end.
+func column(seg text.Segment, src []byte) int {
+	start := bytes.LastIndexByte(src[:seg.Start], '\n') + 1
+	return utf8.RuneCount(bytes.TrimRight(src[start:seg.Stop], "\r\n \t"))
 }
 
 // maxTitleLines bounds how many more lines a title with an open bracket
