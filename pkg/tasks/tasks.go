@@ -789,6 +789,80 @@ func servesAny(t title) bool {
 	return false
 }
 
+// withoutServers takes out of a task's commands the parts that start a
+// development server (`pnpm check && pnpm dev:apps`: the second never
+// exits, so no run of the whole is ever evidence): what the server serves
+// is looked at, by a qa-engineer or the person the words name. It reports
+// whether it took any.
+func withoutServers(cs []Command) ([]Command, bool) {
+	took := false
+	var out []Command
+	for _, c := range cs {
+		parts := strings.Split(c.Run, " && ")
+		var kept []string
+		for _, p := range parts {
+			if devServer(p) {
+				took = true
+				continue
+			}
+			kept = append(kept, p)
+		}
+		if len(kept) == len(parts) {
+			out = append(out, c)
+		} else if len(kept) > 0 && !strings.HasPrefix(kept[len(kept)-1], "cd ") {
+			out = append(out, Command{strings.Join(kept, " && "), c.Source})
+		}
+	}
+	return out, took
+}
+
+// devServer reports whether a command, alone, starts a development
+// server and stays up: a package script named dev, start, serve, preview
+// or watch (or `dev:…`), `next dev`, `vite`, `turbo dev`, a framework's
+// own server. One sent to the background, or bounded by `timeout`, is
+// part of a check, not this.
+func devServer(c string) bool {
+	f := strings.Fields(c)
+	if len(f) == 0 || strings.ContainsAny(c, "&|;<>") {
+		return false
+	}
+	switch f[0] {
+	case "npx", "bunx":
+		f = f[1:]
+	case "pnpm", "npm", "yarn", "bun":
+		var rest []string // the words that are no flag: the script's name
+		for i := 1; i < len(f); i++ {
+			switch w := f[i]; {
+			case w == "--filter" || w == "-F" || w == "--workspace" || w == "-C" || w == "--dir":
+				i++ // its operand
+			case strings.HasPrefix(w, "-") || w == "run" && len(rest) == 0:
+			default:
+				rest = append(rest, w)
+			}
+		}
+		if len(rest) != 1 {
+			return false // a script with arguments of its own, or none
+		}
+		s := rest[0]
+		switch s {
+		case "dev", "start", "serve", "preview", "watch":
+			return true
+		}
+		return strings.HasPrefix(s, "dev:") || strings.HasPrefix(s, "serve:") || strings.HasPrefix(s, "start:dev")
+	}
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.Join(f[:min(2, len(f))], " ") {
+	case "next dev", "next start", "vite dev", "vite serve", "vite preview", "turbo dev", "nuxt dev", "astro dev", "hugo server", "jekyll serve", "rails server", "rails s", "flask run", "php artisan":
+		return !(f[0] == "php" && (len(f) < 3 || f[2] != "serve"))
+	}
+	if len(f) >= 3 && f[0] == "turbo" && f[1] == "run" && f[2] == "dev" || len(f) >= 3 && f[1] == "manage.py" && f[2] == "runserver" {
+		return true
+	}
+	return len(f) == 1 && (f[0] == "vite" || f[0] == "nodemon")
+}
+
 // noWarnings reports whether a check's words ask for a build with no
 // warnings ("0 errors, 0 warnings", "zero warnings"): a build passes with
 // warnings, so what it printed is read.
@@ -904,6 +978,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
+	var served bool
+	t.Commands, served = withoutServers(t.Commands)
 	// What the agent cannot hold is a person's, unless the task speaks of
 	// the tests of it ("DNS resolver unit tests pass": honest day 63).
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) ||
@@ -928,7 +1004,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
-		arrowOutcome(title, t.Commands) || servesAny(title) ||
+		arrowOutcome(title, t.Commands) || servesAny(title) || served ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
@@ -936,7 +1012,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
 	// is read all the same.
-	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
+	personSteps := t.Manual && len(t.Commands) > 0 && (served || t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
 	if !personSteps && len(t.Commands) > 0 && !slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode || projectCheck(c.Run) }) &&
 		(t.Manual && manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) || anotherMachine(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower) ||
 			!slices.ContainsFunc(t.Commands, func(c Command) bool { return !follows(c.Run) })) {
