@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path"
@@ -30,6 +31,14 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		}
 		if cs := checks(blockUnder(v, src)); len(cs) > 0 {
 			return cs, ""
+		}
+		if em, ok := v.FirstChild().(*ast.Emphasis); ok {
+			// "- **Verify**: pytest -q && ruff check .", no backticks.
+			if c := bareLine(em, src); c != "" {
+				if cs := checks([]Command{{c, FromVerifyLine}}); len(cs) > 0 {
+					return cs, ""
+				}
+			}
 		}
 	}
 	// A label at the start of a line inside a paragraph: `**Verify**:`
@@ -1209,9 +1218,66 @@ func lineLabelled(item *ast.ListItem, first ast.Node, src []byte) []Command {
 				break // the line ends
 			}
 		}
+		if len(out) == 0 {
+			if cmd := bareLine(em, src); cmd != "" {
+				out = append(out, Command{cmd, FromVerifyLine})
+			}
+		}
 		return ast.WalkSkipChildren, nil
 	})
 	return out
+}
+
+// bareLine is the command a label's line holds written without backticks
+// ("**Verify**: python -c "…" && echo "PASS"", "**Verify**: pytest -q &&
+// ruff check ."): the rest of the line as written, when all of it reads as
+// a command line (a trailing echo of a pass aside) and no word of success
+// ends it (those are wordsCommand's), else "".
+func bareLine(label ast.Node, src []byte) string {
+	tx, ok := label.NextSibling().(*ast.Text)
+	if !ok {
+		return ""
+	}
+	start := tx.Segment.Start
+	end := bytes.IndexByte(src[start:], '\n')
+	if end < 0 {
+		end = len(src) - start
+	}
+	line := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimRight(string(src[start:start+end]), "\r")), ":"))
+	if line == "" || strings.ContainsAny(line, "`*_[") || withoutSuccess(line) != line {
+		return ""
+	}
+	parts, ok := splitOperators(line)
+	if !ok {
+		return ""
+	}
+	for len(parts) > 1 {
+		if w := FirstWord(parts[len(parts)-1]); w != "echo" && w != "printf" {
+			break
+		}
+		parts = parts[:len(parts)-1] // `&& echo "PASS"`: a pass said, harmless after a check
+	}
+	if !CommandLine(unquoted(strings.Join(parts, " && "))) || len(strings.Fields(line)) < 2 {
+		return ""
+	}
+	return line
+}
+
+// unquoted is a command line with each quoted string a plain word: what a
+// quote holds (`"add(1, 1) == 2"`) is an argument, never prose.
+func unquoted(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if q := s[i]; q == '"' || q == '\'' {
+			if j := strings.IndexByte(s[i+1:], q); j >= 0 {
+				b.WriteString("quoted")
+				i += j + 1
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func names(label string) map[string]bool {
