@@ -848,7 +848,12 @@ func devServer(c string) bool {
 		case "dev", "start", "serve", "preview", "watch":
 			return true
 		}
-		return strings.HasPrefix(s, "dev:") || strings.HasPrefix(s, "serve:") || strings.HasPrefix(s, "start:dev")
+		name, part, _ := strings.Cut(s, ":")
+		switch part {
+		case "check", "test", "tests", "lint", "typecheck", "types", "build", "verify", "ci":
+			return false // `dev:check`: a check of the dev setup, which ends
+		}
+		return name == "dev" || name == "serve" || s == "start:dev"
 	}
 	if len(f) == 0 {
 		return false
