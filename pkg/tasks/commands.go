@@ -71,11 +71,14 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			c = cd + c
 		}
 		cd = ""
-		if aside[i] || negated(before(i)) || c == "true" || c == "false" || testName(c, before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, before(i), before(i+1)) {
+		if aside[i] || negated(before(i)) || c == "true" || c == "false" || testName(c, before(i+1)) || grepNoFile(c) || bareGitVerb(c) || placeSpan(c, before(i), before(i+1)) || FirstWord(c) == "rm" {
 			// Named, not demanded: an aside about the last command, one
 			// left out, a value of the prose (a flag "with value
 			// `false`"), a test's name, a grep of no file, a git verb with
-			// nothing to act on, a place of the project.
+			// nothing to act on, a place of the project, a removal the
+			// check starts from ("with `rm -rf dist` done"): it checks
+			// nothing, and run by `rodin verify` it would undo the
+			// build the rest of the check reads.
 			continue
 		}
 		if r, ok := nextScript(prev, gap, c); ok {

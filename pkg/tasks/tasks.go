@@ -1017,7 +1017,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	// A person's words beside commands the task's own check names (its
 	// Verify line) leave those commands standing (below): what they print
 	// is read all the same.
-	personSteps := t.Manual && len(t.Commands) > 0 && (served || t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
+	personSteps := t.Manual && len(t.Commands) > 0 && (t.Commands[0].Source == FromDoSteps || t.Commands[0].Source == FromRunStep || slices.ContainsFunc(t.Commands, func(c Command) bool { return CapturesScreen(c.Run) }))
 	if !personSteps && len(t.Commands) > 0 && !slices.ContainsFunc(t.Commands, func(c Command) bool { return c.Source != FromTitleCode || projectCheck(c.Run) }) &&
 		(t.Manual && manual("", "", title.prose(), strings.ToLower(outsideCode(t.Text))) || anotherMachine(strings.ToLower(outsideCode(t.Text))) && !aboutChecks(lower) ||
 			!slices.ContainsFunc(t.Commands, func(c Command) bool { return !follows(c.Run) })) {
