@@ -82,6 +82,7 @@ var (
 		{Match: "rodin:qa-engineer", Run: verifygate.RecordQA},
 	}
 	UserPromptSubmit = []Route[hookio.PostOutcome]{
+		{Match: "", Run: verifygate.LookAtPrompt}, // what the user wrote before typing is theirs
 		{Match: "", Run: verifygate.WaiveFromPrompt},
 		{Match: "", Run: plangate.Thaw},                 // a person typed: no approval dialog is open
 		{Match: "", Run: verifygate.RecordSlashCommand}, // a slash command's inline shell commands run after it

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -50,18 +49,11 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	if st == nil || err != nil {
 		return hookio.PostOutcome{} // the stop says what it cannot read
 	}
-	var changed []string
-	for rel := range st.files {
-		fi, err := os.Stat(filepath.Join(st.root, filepath.FromSlash(rel)))
-		if err != nil || st.changed(rel, fi) {
-			changed = append(changed, rel)
-		}
-	}
+	changed := st.changedFiles()
 	cfgMoved := configMoved(st.root, st) // the configuration: one stat
 	if len(changed) == 0 && !cfgMoved {
 		return hookio.PostOutcome{}
 	}
-	sort.Strings(changed)
 	s, err := Open(getenv, session, in.Cwd())
 	if err != nil {
 		return hookio.PostOutcome{}
@@ -148,6 +140,46 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 		say = append(say, strings.TrimPrefix(cfgNote, "[rodin] "))
 	}
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
+}
+
+// LookAtPrompt looks at the session's task files when the user types a
+// prompt. A change since rodin last looked, made outside every call of the
+// agent's, is someone else's: the user's edit in their editor before they
+// told the agent about it. It is recorded as theirs now, before the
+// agent's first call can write the file again: a Bash write as that first
+// call took the whole change for the agent's, and the user's new task with
+// it, loosened in the same write (attack 72, R2). It judges nothing and
+// says nothing: the agent's ticks are judged after its calls and at the
+// stop. A stat of each task file rodin knows; a read only of those that
+// changed.
+func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
+	if Off(getenv) {
+		return hookio.PostOutcome{}
+	}
+	data, session := evidence.DataDir(getenv), in.SessionID()
+	if data == "" || !hookio.ValidSessionID(session) {
+		return hookio.PostOutcome{}
+	}
+	st, err := loadTicks(data, session)
+	if st == nil || err != nil {
+		return hookio.PostOutcome{} // the stop says what it cannot read
+	}
+	changed := st.changedFiles()
+	if len(changed) == 0 {
+		return hookio.PostOutcome{}
+	}
+	s, err := Open(getenv, session, in.Cwd())
+	if err != nil {
+		return hookio.PostOutcome{}
+	}
+	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
+	updateTicks(data, session, func(st *tickState) error {
+		for _, rel := range st.changedFiles() {
+			s.look(st, rel, s.byTime, nil)
+		}
+		return nil
+	})
+	return hookio.PostOutcome{}
 }
 
 // outputOnly are the redirections that write no file (onlyFromCommits),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -384,6 +385,20 @@ func (st *tickState) changed(rel string, fi os.FileInfo) bool {
 
 // outstanding reports whether a box the agent ticked without its checks,
 // or a task file it made unreadable, is left.
+// changedFiles are the task files rodin knows that changed since it last
+// looked, or that it cannot stat now, sorted.
+func (st *tickState) changedFiles() []string {
+	var changed []string
+	for rel := range st.files {
+		fi, err := os.Stat(filepath.Join(st.root, filepath.FromSlash(rel)))
+		if err != nil || st.changed(rel, fi) {
+			changed = append(changed, rel)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}
+
 func (st *tickState) outstanding() bool {
 	for _, b := range st.boxes {
 		if b.mark == markBad {
