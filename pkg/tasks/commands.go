@@ -93,6 +93,9 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 			if serves(after) {
 				continue // a server started, never exiting: what it serves is read
 			}
+			if negatedAfter(after) {
+				continue // "`./deploy.sh staging`; do not run that one from here"
+			}
 			run, usesNext := said(c, after, next)
 			if usesNext {
 				i++
@@ -243,8 +246,8 @@ func wordsCommand(verify ast.Node, src []byte) string {
 		}
 		for n := min(4, len(words)-s); n >= 1; n-- {
 			c := strings.TrimRight(strings.Join(words[s:s+n], " "), ".")
-			if f := strings.Fields(c); len(f) > 1 && f[0] == "make" && f[1] == "sure" {
-				continue // "make sure all tests pass" is words
+			if f := strings.Fields(c); len(f) > 1 && f[0] == "make" && f[1] == "sure" || slices.ContainsFunc(f[1:], func(w string) bool { return proseWord[strings.ToLower(w)] }) {
+				continue // "make sure all tests pass", "make clean removes the": words
 			}
 			if c = withoutSuccess(c); CommandLine(c) && len(strings.Fields(c)) > 1 {
 				return c
@@ -1233,9 +1236,11 @@ func lineLabelled(item *ast.ListItem, first ast.Node, src []byte) []Command {
 
 // bareLine is the command a label's line holds written without backticks
 // ("**Verify**: python -c "…" && echo "PASS"", "**Verify**: pytest -q &&
-// ruff check ."): the rest of the line as written, when all of it reads as
-// a command line (a trailing echo of a pass aside) and no word of success
-// ends it (those are wordsCommand's), else "".
+// ruff check ."): the rest of the line as written, when every part of it
+// is shaped as a check (bareCheck) and no word of success ends it (those
+// are wordsCommand's); else "". A sentence whose first word happens to be
+// a program ("file exists at docs/api.md", "make sure nothing regressed",
+// "pytest reports 0 failed") is prose, never run (attack 73).
 func bareLine(label ast.Node, src []byte) string {
 	tx, ok := label.NextSibling().(*ast.Text)
 	if !ok {
@@ -1251,8 +1256,8 @@ func bareLine(label ast.Node, src []byte) string {
 		return ""
 	}
 	parts, ok := splitOperators(line)
-	if !ok {
-		return ""
+	if !ok || strings.Contains(unquoted(line), "||") {
+		return "" // `pytest || file the bug`: a check that may not fail
 	}
 	for len(parts) > 1 {
 		if w := FirstWord(parts[len(parts)-1]); w != "echo" && w != "printf" {
@@ -1260,14 +1265,62 @@ func bareLine(label ast.Node, src []byte) string {
 		}
 		parts = parts[:len(parts)-1] // `&& echo "PASS"`: a pass said, harmless after a check
 	}
-	if !CommandLine(unquoted(strings.Join(parts, " && "))) || len(strings.Fields(line)) < 2 {
-		return ""
+	checks := 0
+	for _, p := range parts {
+		switch ok, check := bareCheck(unquoted(p)); {
+		case !ok:
+			return ""
+		case check:
+			checks++
+		}
+	}
+	if checks == 0 {
+		return "" // `cd . && true`: nothing that can fail
 	}
 	return line
 }
 
-// unquoted is a command line with each quoted string a plain word: what a
-// quote holds (`"add(1, 1) == 2"`) is an argument, never prose.
+// bareCheck reads one part of a bare command line (quoted strings already
+// one word): ok when it is shaped as a command, check when it is one that
+// can fail (not a cd). A runner takes up to two plain words (`ruff check`,
+// `uv run pytest`, `npm run build`); any other program, flags, paths and
+// values only; no word of English prose anywhere.
+func bareCheck(p string) (ok, check bool) {
+	f := strings.Fields(p)
+	if len(f) == 0 {
+		return false, false
+	}
+	for _, w := range f {
+		if proseWord[strings.ToLower(strings.Trim(w, ".,;:!?"))] {
+			return false, false
+		}
+	}
+	prog, args := f[0], f[1:]
+	if prog == "cd" {
+		return len(args) == 1, false
+	}
+	plain := 0
+	if bareRunner[prog] {
+		plain = 2
+	} else if !bareTool[prog] && !strings.HasPrefix(prog, "./") && !strings.HasPrefix(prog, "../") {
+		return false, false
+	}
+	for _, a := range args {
+		if isPlainWord(a) {
+			if plain == 0 {
+				return false, false
+			}
+			plain--
+			continue
+		}
+		plain = 0 // plain words only right after the runner
+	}
+	return true, true
+}
+
+// unquoted is a command line with each quoted string one word,
+// "quoted": what a quote holds (`"add(1, 1) == 2"`) is an argument, never
+// prose.
 func unquoted(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -1282,6 +1335,40 @@ func unquoted(s string) string {
 	}
 	return b.String()
 }
+
+// isPlainWord reports whether a word is a word of letters only: a
+// runner's subcommand, or prose; not a flag, a path, a value or a quote.
+func isPlainWord(w string) bool {
+	if w == "quoted" {
+		return false // unquoted's stand-in for a quoted string
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// bareRunner are programs whose first words name what they run; bareTool
+// are programs whose operands are flags, paths and values (a bare Verify
+// line names one of them, or a script by its path).
+var (
+	bareRunner = map[string]bool{"npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true, "go": true, "cargo": true,
+		"make": true, "just": true, "ruff": true, "uv": true, "poetry": true, "pipenv": true, "hatch": true, "tox": true, "nox": true,
+		"dotnet": true, "mvn": true, "gradle": true, "./gradlew": true, "./mvnw": true, "mix": true, "bundle": true, "rake": true,
+		"deno": true, "git": true, "docker": true, "composer": true, "swift": true, "flutter": true, "dart": true, "nx": true, "turbo": true}
+	bareTool = map[string]bool{"pytest": true, "python": true, "python3": true, "node": true, "sh": true, "bash": true, "tsc": true,
+		"eslint": true, "jest": true, "vitest": true, "mypy": true, "pyright": true, "phpunit": true, "rspec": true, "golangci-lint": true,
+		"shellcheck": true, "bats": true, "prettier": true, "black": true, "flake8": true, "pylint": true, "test": true, "grep": true,
+		"rg": true, "diff": true, "cmp": true, "jq": true, "curl": true}
+	proseWord = map[string]bool{"the": true, "a": true, "an": true, "is": true, "are": true, "was": true, "were": true, "be": true,
+		"should": true, "must": true, "will": true, "can": true, "then": true, "that": true, "this": true, "it": true, "its": true,
+		"and": true, "or": true, "of": true, "for": true, "to": true, "from": true, "at": true, "on": true, "with": true,
+		"without": true, "no": true, "not": true, "nothing": true, "all": true, "every": true, "each": true, "sure": true,
+		"exists": true, "exist": true, "contains": true, "shows": true, "show": true, "reports": true, "returns": true,
+		"removes": true, "displays": true, "displayed": true, "goes": true, "works": true, "fails": true, "passes": true}
+)
 
 func names(label string) map[string]bool {
 	if label == "verify" {

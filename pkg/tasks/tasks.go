@@ -263,7 +263,9 @@ func parseFile(src []byte) File {
 		case *ast.Heading:
 			heading := strings.TrimSpace(plain(n, src))
 			if strings.EqualFold(heading, "Quality Commands") {
-				f.Quality = append(f.Quality, qualitySection(n, src)...)
+				// A dev server listed there never ends: no check (attack 73).
+				qs, _ := withoutServers(qualitySection(n, src))
+				f.Quality = append(f.Quality, qs...)
 			}
 			if l := min(max(n.Level, 1), 6); n.Parent() == root {
 				personal[l] = personHeading(heading)
@@ -755,25 +757,25 @@ func arrowOutcome(t title, cs []Command) bool {
 	return false
 }
 
-// serves reports whether the words after a command say it starts a
-// server that stays up ("`./api` serves the frontend at localhost:8420",
-// "`npm start` → listening on :3000"): it never exits, so it is no check
-// to run; what it serves is read.
+// serves reports whether the words right after a command say it starts a
+// server that stays up, the command their subject ("`./api` serves the
+// frontend at localhost:8420", "`npm start` → listening on :3000"): it
+// never exits, so it is no check to run; what it serves is read. Words
+// that only mention a server or a port ("serves as the gate", "against
+// the dev server at localhost:5173", "on localhost:3000") say nothing of
+// the command (attack 73).
 func serves(after string) bool {
 	a := strings.TrimSpace(after)
 	for _, arrow := range []string{"→", "->"} {
 		a = strings.TrimSpace(strings.TrimPrefix(a, arrow))
 	}
 	words := strings.Fields(strings.ToLower(a))
-	for i, w := range words[:min(6, len(words))] {
-		switch w = strings.Trim(w, ".,;:()*_"); w {
-		case "serves", "serving", "listens", "listening":
-			return true
-		case "at", "on":
-			if i+1 < len(words) && containsAny(words[i+1], "localhost:", "127.0.0.1:", "0.0.0.0:") {
-				return true
-			}
-		}
+	if len(words) == 0 {
+		return false
+	}
+	switch strings.Trim(words[0], ".,;:()*_") {
+	case "serves", "serving", "listens", "listening":
+		return len(words) == 1 || strings.Trim(words[1], ".,;:") != "as"
 	}
 	return false
 }
@@ -807,9 +809,12 @@ func withoutServers(cs []Command) ([]Command, bool) {
 			}
 			kept = append(kept, p)
 		}
+		for len(kept) > 0 && len(kept) < len(parts) && strings.HasPrefix(strings.TrimSpace(kept[len(kept)-1]), "cd ") {
+			kept = kept[:len(kept)-1] // `pnpm build && cd web && pnpm dev`: the build stays
+		}
 		if len(kept) == len(parts) {
 			out = append(out, c)
-		} else if len(kept) > 0 && !strings.HasPrefix(kept[len(kept)-1], "cd ") {
+		} else if len(kept) > 0 {
 			out = append(out, Command{strings.Join(kept, " && "), c.Source})
 		}
 	}
@@ -833,6 +838,8 @@ func devServer(c string) bool {
 		var rest []string // the words that are no flag: the script's name
 		for i := 1; i < len(f); i++ {
 			switch w := f[i]; {
+			case w == "--":
+				return false // arguments of the script's own (`npm start -- --dry-run`)
 			case w == "--filter" || w == "-F" || w == "--workspace" || w == "-C" || w == "--dir":
 				i++ // its operand
 			case strings.HasPrefix(w, "-") || w == "run" && len(rest) == 0:
@@ -850,8 +857,8 @@ func devServer(c string) bool {
 		}
 		name, part, _ := strings.Cut(s, ":")
 		switch part {
-		case "check", "test", "tests", "lint", "typecheck", "types", "build", "verify", "ci":
-			return false // `dev:check`: a check of the dev setup, which ends
+		case "check", "test", "tests", "lint", "typecheck", "types", "build", "verify", "ci", "e2e", "unit", "integration", "smoke", "spec":
+			return false // `dev:check`, `dev:e2e`: a check, which ends
 		}
 		return name == "dev" || name == "serve" || s == "start:dev"
 	}
@@ -865,7 +872,11 @@ func devServer(c string) bool {
 	if len(f) >= 3 && f[0] == "turbo" && f[1] == "run" && f[2] == "dev" || len(f) >= 3 && f[1] == "manage.py" && f[2] == "runserver" {
 		return true
 	}
-	return len(f) == 1 && (f[0] == "vite" || f[0] == "nodemon")
+	switch f[0] {
+	case "uvicorn", "gunicorn", "hypercorn", "http-server", "live-server":
+		return !slices.ContainsFunc(f[1:], func(w string) bool { return w == "--help" || w == "--version" })
+	}
+	return len(f) == 1 && (f[0] == "vite" || f[0] == "nodemon") || len(f) >= 3 && strings.HasPrefix(f[0], "python") && f[1] == "-m" && f[2] == "http.server"
 }
 
 // noWarnings reports whether a check's words ask for a build with no

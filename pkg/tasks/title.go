@@ -61,10 +61,12 @@ func readTitle(first ast.Node, box ast.Node, line text.Segment, src []byte) titl
 const maxWrapLines = 12
 
 // wrapped reports whether the paragraph's line k was broken by its
-// author's line width, not ended: it is long, not much wider than
-// the paragraph's other lines, and the next line's first word would not have
-// fit on it within them. A first line wider than the rest (a note, a
-// title, then wrapped prose under it) is no wrap.
+// author's line width, not ended: the next line goes on with no capital
+// (a capital starts a sentence of its own: a note under the title), line
+// k is long, not much wider than the paragraph's other lines, and the
+// next line's first word would not have fit on it within them. A first
+// line wider than the rest (a note, a title, then wrapped prose under it)
+// is no wrap.
 func wrapped(lines *text.Segments, k int, src []byte) bool {
 	width := 0
 	for i := 0; i < min(lines.Len(), maxWrapLines+1); i++ { // the title's lines at most: bounded work
@@ -75,6 +77,9 @@ func wrapped(lines *text.Segments, k int, src []byte) bool {
 	here := column(lines.At(k), src)
 	next := lines.At(k + 1)
 	rest := strings.TrimSpace(string(src[next.Start:next.Stop]))
+	if r, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(r) {
+		return false // a new sentence starts the line ("Known flaky …", "Next, …"): a note under the title (attack 73)
+	}
 	word, _, _ := strings.Cut(rest, " ")
 	if strings.HasPrefix(rest, "`") {
 		// A code span is kept whole by an author who wraps: "`ruff
@@ -595,6 +600,19 @@ func negated(before string) bool {
 	l := strings.ToLower(strings.Trim(strings.TrimSpace(before), "*_"))
 	for _, s := range []string{"without", "without a prior", "without running", "without first running", "instead of", "rather than", "never run", "do not run", "don't run", "not via"} {
 		if l == s || strings.HasSuffix(l, " "+s) || strings.HasSuffix(l, "*"+s) || strings.HasSuffix(l, "_"+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// negatedAfter reports whether the words right after a code span leave
+// it out ("`./deploy.sh staging`; do not run that one from here", "(not
+// run here)", "— skipped"): named, never run.
+func negatedAfter(after string) bool {
+	l := strings.ToLower(strings.TrimLeft(strings.TrimSpace(after), ";,.:—–-()*_ "))
+	for _, s := range []string{"do not run", "don't run", "never run", "not run", "not to be run", "skipped", "is skipped", "are skipped", "must not be run", "should not be run"} {
+		if strings.HasPrefix(l, s) {
 			return true
 		}
 	}

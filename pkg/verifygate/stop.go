@@ -848,6 +848,12 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 					sn.Sources = append(sn.Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
 				}
 				sn.Verify, sn.AC, sn.Manual = sn.Verify || c.Need.Verify, sn.AC || c.Need.AC, sn.Manual || c.Need.Manual
+				if sn.Verify {
+					// Its words too, as a verification task's: moved to
+					// another task file, it is paired by them (attack 72,
+					// R5).
+					sn.Title = t.PlaceFree()
+				}
 			}
 			snaps = append(snaps, sn)
 		}
