@@ -182,7 +182,7 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 }
 
 // snapKeys are the keys rodin writes of a Snap, in decodeSnap's bit order.
-var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title", "carried"}
+var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title", "carried", "gone"}
 
 // decodeSnap reads one snap in one pass over its keys (a baseline holds
 // one per task, hundreds for a long task file): a key twice, or one of
@@ -226,6 +226,9 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 		case "carried":
 			bit = 1 << 8
 			s.Carried, ok = boolOf(f)
+		case "gone":
+			bit = 1 << 9
+			s.Gone, ok = boolOf(f)
 		default:
 			for _, want := range snapKeys {
 				if strings.EqualFold(name, want) {

@@ -373,6 +373,11 @@ type Snap struct {
 	// what it needed before an agent of an earlier session changed it
 	// (Carried records): the change counts once the user accepts it.
 	Carried bool `json:"carried,omitempty"`
+	// Gone is set for an open verification task an agent of an earlier
+	// session deleted (Carried.Gone), put back at its place: it is not in
+	// the file as the session begins, and only its id or a task written at
+	// its place stands for it.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Carried is what a verification task needed before an agent changed it
@@ -387,6 +392,14 @@ type Carried struct {
 	Runs  string `json:"runs"`  // and of its commands
 	Need  Snap   `json:"need"`  // what it needed before: Commands, Sources, Verify, AC, Manual
 	Time  int64  `json:"t"`
+	// Gone is set for an open verification task the agent deleted, with
+	// no task taking its place: the next sessions start with it as it
+	// was (Need, its Key, its words in Need.Title) after the task keyed
+	// After ("" for the file's start), so that a task written in its
+	// place later, or its id given again, stands for it (attack 72, R6).
+	Gone  bool   `json:"gone,omitempty"`
+	Key   string `json:"key,omitempty"`
+	After string `json:"after,omitempty"`
 }
 
 // MaxCarried bounds the carried needs kept: past it, other projects'

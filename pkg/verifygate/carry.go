@@ -30,6 +30,7 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		}
 		qualityStands = [2]string{qualityWords, qualitySum(quality)}
 	}
+	taken := map[*ledger.Snap]bool{} // the gone tasks a new task stands for
 	for j, t := range ts {
 		// Cheap tests first: a task file holds hundreds of tasks, and most
 		// are as they began.
@@ -52,6 +53,9 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 			// beside a task deleted) stands for none.
 			if gone := s.goneAt(file, ts, j); len(gone) > 0 {
 				sns = []*ledger.Snap{mergeSnaps(append(sns, gone...))}
+				for _, g := range gone {
+					taken[g] = true
+				}
 			}
 		}
 		if len(sns) == 0 {
@@ -80,11 +84,19 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		add = append(add, ledger.Carried{Root: s.Root, File: file, Words: words, Runs: sum, Time: time.Now().UnixNano(),
 			Need: ledger.Snap{Commands: sn.Commands, Sources: sn.Sources, Verify: sn.Verify, AC: sn.AC, Manual: sn.Manual}})
 	}
+	// An open verification task of the start deleted, none standing in
+	// its place: kept as it was for the next sessions (goneCarried).
+	add = append(add, s.goneCarried(file, taken)...)
 	if len(add) > 0 {
 		stands := make(map[[2]string]bool, len(ts)+1)
 		for _, t := range ts {
 			w, r := placeOf(t)
 			stands[[2]string{w, r}] = true
+		}
+		for _, c := range add {
+			if c.Gone {
+				stands[[2]string{c.Words, c.Runs}] = true
+			}
 		}
 		if readQuality {
 			stands[qualityStands] = true
@@ -94,6 +106,40 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		ledger.AddCarried(s.Data, s.Root, file, stands, add)
 	}
 }
+
+// goneCarried are the open verification tasks of the session's start
+// (a gone one carried from an earlier session among them) that the agent
+// deleted from file with no new task at their place (taken): without them, a
+// task deleted in one session and its replacement written in the next
+// would escape the carry, which pairs a gone task with the task at its
+// place only within the session that saw both (attack 72, R6). A user's
+// acceptance of the deletion is a waiver of the task that replaces it.
+func (s *Session) goneCarried(file string, taken map[*ledger.Snap]bool) []ledger.Carried {
+	gone := s.vanished(file)
+	if len(gone) == 0 {
+		return nil
+	}
+	fs := s.Baseline.Files[file]
+	var out []ledger.Carried
+	for _, g := range gone {
+		i := slices.IndexFunc(fs, func(sn ledger.Snap) bool { return sn.Key == g.Key && sn.Verify })
+		if i < 0 || taken[g] {
+			continue // someone else's task (acceptEdits), or one a task took the place of
+		}
+		after := ""
+		if i > 0 {
+			after = fs[i-1].Key
+		}
+		need := ledger.Snap{Commands: g.Commands, Sources: g.Sources, Verify: g.Verify, AC: g.AC, Manual: g.Manual, Title: g.Title}
+		out = append(out, ledger.Carried{Root: s.Root, File: file, Words: goneWords + g.Key, Runs: goneWords, Time: time.Now().UnixNano(),
+			Need: need, Gone: true, Key: g.Key, After: after})
+	}
+	return out
+}
+
+// goneWords starts a gone task's Words and is its Runs: no task's sums
+// (hex) are ever these.
+const goneWords = "gone "
 
 // qualityWords stands in a carried need's Words for a task file's Quality
 // Commands section (no task's words sum to it: they are hex).

@@ -829,7 +829,27 @@ func (s *Session) standsFor(file string, t tasks.Task) bool {
 	if sns := s.snaps(file, t); len(sns) > 0 && s.hadTask(file, t) {
 		return false
 	}
-	return len(s.vanished(file)) > 0 || len(s.goneElsewhere(file, t)) > 0
+	return len(s.goneFor(file, t)) > 0 || len(s.goneElsewhere(file, t)) > 0
+}
+
+// goneFor are the open verification tasks gone from file that a task new
+// since the session began stands for: every one gone in this session, and
+// one an agent deleted in an earlier session (Snap.Gone) only for the task
+// written at its place. Any new task standing for those too would hold
+// every later session's new work to a check the user may have had the
+// agent drop.
+func (s *Session) goneFor(file string, t tasks.Task) []*ledger.Snap {
+	gone := s.vanished(file)
+	if !slices.ContainsFunc(gone, func(sn *ledger.Snap) bool { return sn.Gone }) {
+		return gone
+	}
+	var at []*ledger.Snap
+	if present := s.present[file]; present != nil {
+		if j := slices.IndexFunc(present, func(p tasks.Task) bool { return p.Key() == t.Key() }); j >= 0 {
+			at = s.goneAt(file, present, j)
+		}
+	}
+	return slices.DeleteFunc(gone, func(sn *ledger.Snap) bool { return sn.Gone && !slices.Contains(at, sn) })
 }
 
 // NeedOf is what t needs: its commands and those it had when the session
@@ -883,7 +903,7 @@ func (s *Session) NeedOf(file string, t tasks.Task) Need {
 		// And for the open verification tasks of its id gone from another
 		// task file since (a task moved to another file, or its file moved,
 		// emptied or copied and deleted: the same task, under another path).
-		gone := append(s.vanished(file), s.goneElsewhere(file, t)...)
+		gone := append(s.goneFor(file, t), s.goneElsewhere(file, t)...)
 		for _, sn := range gone {
 			n.StandsFor = append(n.StandsFor, sn.Key)
 			cs := snapCommands(*sn)

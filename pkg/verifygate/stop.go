@@ -857,6 +857,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 			}
 			snaps = append(snaps, sn)
 		}
+		snaps = withGone(snaps, carried, root, rel)
 		b.Files[rel] = snaps
 		startDirs(&b, root, rel, snaps)
 	}
@@ -1021,6 +1022,57 @@ func carriedQuality(cs []ledger.Carried, root, rel string, q []tasks.Command) []
 		}
 	}
 	return nil
+}
+
+// withGone puts back into a task file's snapshots the open verification
+// tasks an agent of an earlier session deleted (ledger.Carried.Gone), as
+// they were, where they stood: a task written in their place or given
+// their id stands for them as it would in the session that deleted them.
+// One whose id a verification task of the file has again (its
+// replacement, written since) gives that task what it needed, unless the
+// task already carries a need of its own.
+func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) []ledger.Snap {
+	for _, c := range carried {
+		if !c.Gone || c.Root != root || c.File != rel {
+			continue
+		}
+		id, _, _ := strings.Cut(c.Key, "#")
+		id, _, _ = strings.Cut(id, "@line")
+		if i := slices.IndexFunc(snaps, func(sn ledger.Snap) bool { return sn.Verify && snapOfID(sn.Key, id) }); i >= 0 {
+			if !snaps[i].Carried {
+				gone := c.Need
+				snaps[i].Commands, snaps[i].Sources, snaps[i].Carried = gone.Commands, nil, true
+				for k := range gone.Commands {
+					src := "as it was"
+					if k < len(gone.Sources) {
+						src = gone.Sources[k]
+					}
+					snaps[i].Sources = append(snaps[i].Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
+				}
+				snaps[i].AC, snaps[i].Manual = snaps[i].AC || gone.AC, snaps[i].Manual || gone.Manual
+			}
+			continue
+		}
+		sn := c.Need
+		sn.Key, sn.Carried, sn.Gone = c.Key, true, true
+		sn.Sources = nil
+		for k := range sn.Commands {
+			src := "as it was"
+			if k < len(c.Need.Sources) {
+				src = c.Need.Sources[k]
+			}
+			sn.Sources = append(sn.Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
+		}
+		at := 0
+		if c.After != "" {
+			at = slices.IndexFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.After }) + 1
+			if at == 0 {
+				at = len(snaps) // the task before it is gone too: at the end
+			}
+		}
+		snaps = slices.Insert(snaps, at, sn)
+	}
+	return snaps
 }
 
 // carriedNote ends where a carried command was read.
