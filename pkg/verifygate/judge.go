@@ -576,7 +576,15 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 			}
 			id, _, _ := strings.Cut(k.key, "#")
 			id, _, _ = strings.Cut(id, "@line")
-			if sn := s.added[k]; sn.Verify && !ids[id] {
+			here := ids[id]
+			if id == "" {
+				// A task with no id is known by its place: gone when no
+				// verification task stands there now (one written above
+				// it moved it, and its words may have changed with it:
+				// attack 72, R3).
+				here = slices.ContainsFunc(present, func(t tasks.Task) bool { return t.Verify && t.Key() == k.key })
+			}
+			if sn := s.added[k]; sn.Verify && !here {
 				out = append(out, &sn)
 			}
 		}
