@@ -296,6 +296,13 @@ func runVerify(e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stdout, verifygate.ChecksLine+digest)
 	}
+	switch {
+	case need.Waiver != nil:
+	case need.Manual:
+		fmt.Fprintf(e.stdout, "its commands passed; it is checked by a person all the same: its box is the user's to tick, by waiving it (`%s %s %s WHAT THEY CHECKED`)\n", verifygate.WaiveCommand, t.Ref, rel)
+	case need.QA:
+		fmt.Fprintf(e.stdout, "its commands passed; its box also needs a rodin:qa-engineer run that passes (/rodin:verify %s %s) before it can be ticked\n", t.Ref, rel)
+	}
 	fmt.Fprintln(e.stdout, "VERIFICATION_PASS")
 	if e.getenv("CLAUDE_CODE_SESSION_ID") == "" {
 		// Run by hand: only a run Claude Code reports (its Bash tool, in the
@@ -501,6 +508,7 @@ type taskView struct {
 	// Do steps, Quality Commands, the project's checks.
 	Commands []tasks.Command `json:"commands,omitempty"`
 	Prose    string          `json:"prose,omitempty"` // the title's text after its colon, read as prose: never run
+	Servers  []string        `json:"servers,omitempty"` // commands that start a server and never end: not run, what they serve read by a qa-engineer
 	Needs    []checkView     `json:"needs,omitempty"`
 	QA       *checkView      `json:"qa,omitempty"`
 	Waiver   *ledger.Waiver  `json:"waiver,omitempty"`
@@ -574,7 +582,7 @@ func runTasks(e *env, args []string) error {
 					v.TickedBy, v.stands = s.TickedBy(rel, t.Key()), s.TickStands(rel, t.Key())
 				}
 				need := s.NeedOf(rel, t)
-				v.Commands, v.Prose, v.Manual = need.Commands, need.Prose, need.Manual
+				v.Commands, v.Prose, v.Manual, v.Servers = need.Commands, need.Prose, need.Manual, t.Servers
 				if need.QA {
 					// What it needs, with no session to judge it yet.
 					v.QA = &checkView{State: "not run"}

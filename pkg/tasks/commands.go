@@ -91,7 +91,12 @@ func commands(item *ast.ListItem, first ast.Node, t title, src []byte) ([]Comman
 		if CommandLike(c) && !namedFile(c) && !logged(before(i)) {
 			after, next := t.after(i)
 			if serves(after) {
-				continue // a server started, never exiting: what it serves is read
+				// A server started, never exiting: what it serves is read;
+				// what a chain runs before it (`npm run build && npm run
+				// dev` serves …) stays.
+				if c = beforeServer(c); c == "" {
+					continue
+				}
 			}
 			if negatedAfter(after) {
 				continue // "`./deploy.sh staging`; do not run that one from here"
@@ -1252,6 +1257,7 @@ func bareLine(label ast.Node, src []byte) string {
 		end = len(src) - start
 	}
 	line := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimRight(string(src[start:start+end]), "\r")), ":"))
+	line = withoutNote(line)
 	if line == "" || strings.ContainsAny(line, "`*_[") || withoutSuccess(line) != line {
 		return ""
 	}
@@ -1280,11 +1286,34 @@ func bareLine(label ast.Node, src []byte) string {
 	return line
 }
 
+// withoutNote is a bare command line without the author's note after it:
+// a closing parenthesis of words ("npm test (all green)", "go test ./...
+// (race detector on)") or what follows a colon and a space ("npm test: all
+// pass"); quotes are left whole.
+func withoutNote(line string) string {
+	u := unquoted(line)
+	if strings.HasSuffix(u, ")") {
+		if i := strings.LastIndex(u, " ("); i > 0 && !strings.ContainsAny(u[i:], "$`") {
+			// The same place in line: unquoted keeps everything before
+			// its first quote, and a note's parenthesis follows them all.
+			if j := strings.LastIndex(line, " ("); j > 0 && strings.HasSuffix(line, u[i:]) {
+				line = strings.TrimSpace(line[:j])
+				u = unquoted(line)
+			}
+		}
+	}
+	if i := strings.Index(u, ": "); i > 0 && !strings.ContainsAny(u[:i], "\"'") {
+		if j := strings.Index(line, ": "); j == i {
+			line = strings.TrimSpace(line[:j])
+		}
+	}
+	return line
+}
+
 // bareCheck reads one part of a bare command line (quoted strings already
 // one word): ok when it is shaped as a command, check when it is one that
-// can fail (not a cd). A runner takes up to two plain words (`ruff check`,
-// `uv run pytest`, `npm run build`); any other program, flags, paths and
-// values only; no word of English prose anywhere.
+// can fail (not a cd). Its program is a runner, a test tool or a script's
+// path; no word of English prose anywhere.
 func bareCheck(p string) (ok, check bool) {
 	f := strings.Fields(p)
 	if len(f) == 0 {
@@ -1299,23 +1328,20 @@ func bareCheck(p string) (ok, check bool) {
 	if prog == "cd" {
 		return len(args) == 1, false
 	}
-	plain := 0
-	if bareRunner[prog] {
-		plain = 2
-	} else if !bareTool[prog] && !strings.HasPrefix(prog, "./") && !strings.HasPrefix(prog, "../") {
+	if !bareRunner[prog] && !bareTool[prog] && !strings.HasPrefix(prog, "./") && !strings.HasPrefix(prog, "../") {
 		return false, false
 	}
+	// Its words: subcommands, modules, folders (`ruff check .`, `python
+	// -m pytest`, `mypy src`, `docker compose run --rm api pytest`); a
+	// sentence gives itself away by a word of prose (above) or by more
+	// plain words than a command has.
+	plain := 0
 	for _, a := range args {
 		if isPlainWord(a) {
-			if plain == 0 {
-				return false, false
-			}
-			plain--
-			continue
+			plain++
 		}
-		plain = 0 // plain words only right after the runner
 	}
-	return true, true
+	return plain <= 5, true
 }
 
 // unquoted is a command line with each quoted string one word,

@@ -104,7 +104,7 @@ func firstDiff(a, b []byte) int {
 }
 
 // readingVersion changes whenever the encoding below does.
-const readingVersion = 4
+const readingVersion = 5
 
 // AppendReading appends f in the form DecodeReading reads: a version, then
 // every field, strings and numbers as uvarints; a task's Text is kept as
@@ -147,6 +147,10 @@ func AppendReading(b []byte, f File) []byte {
 		str(t.Kind)
 		cmds(t.Commands)
 		str(t.Prose)
+		num(len(t.Servers))
+		for _, sv := range t.Servers {
+			str(sv)
+		}
 		str(t.Section)
 		num(t.mark)
 		num(t.start)
@@ -250,6 +254,14 @@ func DecodeReading(b, src []byte) (File, error) {
 		t.Kind = str()
 		t.Commands = cmds()
 		t.Prose = str()
+		if n := num(); bad || n < 0 || n > len(b)-p {
+			return File{}, errReading
+		} else if n > 0 {
+			t.Servers = make([]string, n)
+			for k := range t.Servers {
+				t.Servers[k] = str()
+			}
+		}
 		t.Section = str()
 		t.mark, t.start, t.stop = num(), num(), num()
 		if bad || t.start < 0 || t.start > t.stop || t.stop > len(src) || t.mark >= len(src) {

@@ -100,6 +100,10 @@ type Task struct {
 	// Prose is the title's text after its colon when it was not read as a
 	// command (so messages can say why it was not run).
 	Prose string
+	// Servers are commands the task names that start a server and never
+	// end (`pnpm dev`, "`./api` serves …"): taken out of its check, what
+	// they serve read by a qa-engineer; said in every message about it.
+	Servers []string
 	// Text is the item's whole source, for matching a qa-engineer prompt.
 	Text string
 
@@ -780,31 +784,45 @@ func serves(after string) bool {
 	return false
 }
 
-// servesAny reports whether one of a title's commands starts a server
-// (serves).
-func servesAny(t title) bool {
-	for i := range t.code {
+// servedSpans are the servers of the title's commands the words right
+// after say serve (serves): the last part of a chain.
+func servedSpans(t title) []string {
+	var out []string
+	for i, c := range t.code {
 		if after, _ := t.after(i); serves(after) {
-			return true
+			parts := strings.Split(c, " && ")
+			out = append(out, strings.TrimSpace(parts[len(parts)-1]))
 		}
 	}
-	return false
+	return out
+}
+
+// beforeServer is what a chain runs before its last part, the server the
+// words say it starts: "" for a lone command, and a `cd` just before the
+// server goes with it.
+func beforeServer(c string) string {
+	parts := strings.Split(c, " && ")
+	parts = parts[:len(parts)-1]
+	for len(parts) > 0 && strings.HasPrefix(strings.TrimSpace(parts[len(parts)-1]), "cd ") {
+		parts = parts[:len(parts)-1]
+	}
+	return strings.Join(parts, " && ")
 }
 
 // withoutServers takes out of a task's commands the parts that start a
 // development server (`pnpm check && pnpm dev:apps`: the second never
 // exits, so no run of the whole is ever evidence): what the server serves
-// is looked at, by a qa-engineer or the person the words name. It reports
-// whether it took any.
-func withoutServers(cs []Command) ([]Command, bool) {
-	took := false
+// is looked at, by a qa-engineer or the person the words name. It returns
+// the parts it took.
+func withoutServers(cs []Command) ([]Command, []string) {
 	var out []Command
+	var took []string
 	for _, c := range cs {
 		parts := strings.Split(c.Run, " && ")
 		var kept []string
 		for _, p := range parts {
 			if devServer(p) {
-				took = true
+				took = append(took, strings.TrimSpace(p))
 				continue
 			}
 			kept = append(kept, p)
@@ -994,8 +1012,9 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	lower := strings.ToLower(title.prose())
 	t.AC = strings.EqualFold(t.Kind, "AC") || strings.Contains(lower, "ac checklist") || strings.Contains(lower, "acceptance criteri") || namesACs(title.prose())
 	t.Commands, t.Prose = commands(item, first, title, src)
-	var served bool
-	t.Commands, served = withoutServers(t.Commands)
+	t.Commands, t.Servers = withoutServers(t.Commands)
+	t.Servers = append(t.Servers, servedSpans(title)...)
+	served := len(t.Servers) > 0
 	// What the agent cannot hold is a person's, unless the task speaks of
 	// the tests of it ("DNS resolver unit tests pass": honest day 63).
 	t.Manual = manual(t.ID, t.Kind, title.prose(), strings.ToLower(outsideCode(t.Text))) ||
@@ -1020,7 +1039,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
-		arrowOutcome(title, t.Commands) || servesAny(title) || served ||
+		arrowOutcome(title, t.Commands) || served ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})

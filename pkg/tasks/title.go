@@ -68,17 +68,23 @@ const maxWrapLines = 12
 // line wider than the rest (a note, a title, then wrapped prose under it)
 // is no wrap.
 func wrapped(lines *text.Segments, k int, src []byte) bool {
-	width := 0
+	// The width the author wrapped at: the widest of the other lines but
+	// the paragraph's last (which ends short); a title of two lines has
+	// only its own.
+	here := column(lines.At(k), src)
+	width, last := 0, lines.Len()-1
 	for i := 0; i < min(lines.Len(), maxWrapLines+1); i++ { // the title's lines at most: bounded work
-		if i != k {
+		if i != k && i != last {
 			width = max(width, column(lines.At(i), src))
 		}
 	}
-	here := column(lines.At(k), src)
+	if width == 0 {
+		width = here
+	}
 	next := lines.At(k + 1)
 	rest := strings.TrimSpace(string(src[next.Start:next.Stop]))
-	if r, _ := utf8.DecodeRuneInString(rest); unicode.IsUpper(r) {
-		return false // a new sentence starts the line ("Known flaky …", "Next, …"): a note under the title (attack 73)
+	if r, _ := utf8.DecodeRuneInString(strings.TrimLeft(rest, "*_~>#([\"'“ ")); unicode.IsUpper(r) {
+		return false // a new sentence starts the line ("Known flaky …", "Next, …", "**Per-change checks:**"): a note under the title (attack 73)
 	}
 	word, _, _ := strings.Cut(rest, " ")
 	if strings.HasPrefix(rest, "`") {

@@ -2128,6 +2128,8 @@ func (v Verdict) Explain() string {
 			what = "a rodin:qa-engineer run on it"
 		}
 		switch {
+		case f.Run == nil && f.Command == "" && len(v.Task.Servers) > 0:
+			parts = append(parts, fmt.Sprintf("no rodin:qa-engineer run on it has been seen in this session (%s starts a server that never ends: no run of it is a check, so it is not run; the qa-engineer starts it and reads what it serves)", codeList(v.Task.Servers)))
 		case f.Run == nil && f.Command == "":
 			parts = append(parts, "no rodin:qa-engineer run on it has been seen in this session")
 		case f.Run == nil && tasks.PipeHidesExit(f.Command):
@@ -2288,6 +2290,15 @@ func (s *Session) fixRun(vs []Verdict) string {
 		b.WriteString("name the command that checks it (in its task's words, or as the project's quality commands: `rodin checks`)")
 	}
 	return b.String()
+}
+
+// codeList is commands as the messages name them: `a`, `b`.
+func codeList(cs []string) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = "`" + c + "`"
+	}
+	return strings.Join(out, ", ")
 }
 
 // ShellArg is s as one shell word: as it is when it holds only characters

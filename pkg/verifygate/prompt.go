@@ -30,6 +30,9 @@ func QAPrompt(file string, t tasks.Task) string {
 		b.WriteString(body + "\n")
 	}
 	b.WriteString("\nRun its commands with `rodin verify " + ShellArg(name) + " " + ShellArg(file) + "`.")
+	if len(t.Servers) > 0 {
+		b.WriteString(" " + codeList(t.Servers) + " starts a server that never ends, which rodin verify does not run: start it in the background, read what it serves against the task's words, and stop it.")
+	}
 	if t.Inspect {
 		b.WriteString(" It asks for what is read in its commands' output, not only their exit status: read the output against the task's words, quote what shows each thing the task names, and pass only when the output shows all of it.")
 	} else if t.AC {

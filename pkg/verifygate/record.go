@@ -111,7 +111,11 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 			v := bad[0]
 			say = append(say, fmt.Sprintf("%s came in with `%s`, which brought the task file from commits: a tick a command brings is judged as the agent's (rodin cannot tell a teammate's from one the agent committed), and it has no passing checks for the code as it stands. %s If it is a teammate's, the user keeps it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them), or runs such a merge in a terminal of their own. %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), hookio.Clip(cmd, 80), explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
 		case named:
-			say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands. %s %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), s.fixRun(bad)+"; untick it"))
+			// It wrote the task file: the tick is taken for its own, though
+			// the user may have ticked the box in their editor before it
+			// wrote (rodin sees one change of the file).
+			v := bad[0]
+			say = append(say, fmt.Sprintf("This Bash command ticked %s before its checks passed for the code as it stands (it wrote the task file, and a change of the file in its call is taken for the agent's). %s If the user ticked it in their editor while you worked, they keep it by typing `%s %s %s WHAT THEY CHECKED` in Claude Code (ask them). %s, then tick the box again: a box ticked without its checks is unticked when the session stops.", names(bad), explainAll(bad), WaiveCommand, v.Task.Ref, v.File, s.fixRun(bad)+"; untick it"))
 		default:
 			// The command does not name the task file: perhaps the user
 			// ticked it in an editor while it ran (a long suite). rodin
@@ -150,7 +154,8 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 // call took the whole change for the agent's, and the user's new task with
 // it, loosened in the same write (attack 72, R2). It judges nothing and
 // says nothing: the agent's ticks are judged after its calls and at the
-// stop. A stat of each task file rodin knows; a read only of those that
+// stop. A stat of each task file rodin knows and of each directory of
+// the session's index (a new task file); a read only of those that
 // changed.
 func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
 	if Off(getenv) {
@@ -165,6 +170,19 @@ func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 		return hookio.PostOutcome{} // the stop says what it cannot read
 	}
 	changed := st.changedFiles()
+	// And task files new since rodin last looked (the user's new spec,
+	// ticks and all): a stat of each directory of the session's index.
+	var ix project.TaskIndex
+	if ledger.LoadIndex(data, session, &ix) && ix.Dirs != nil {
+		if ix.Refresh(ix.Root, project.Config{TaskFiles: ix.Globs}) {
+			ledger.SaveIndex(data, session, ix)
+		}
+		for _, rel := range ix.Files {
+			if _, known := st.files[rel]; !known {
+				changed = append(changed, rel)
+			}
+		}
+	}
 	if len(changed) == 0 {
 		return hookio.PostOutcome{}
 	}
@@ -174,7 +192,7 @@ func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 	}
 	s.Strict = sandbox.StrictDenial(getenv, s.Root, in.PermissionMode(), "") != ""
 	updateTicks(data, session, func(st *tickState) error {
-		for _, rel := range st.changedFiles() {
+		for _, rel := range changed {
 			s.look(st, rel, s.byTime, nil)
 		}
 		return nil
