@@ -507,7 +507,7 @@ type taskView struct {
 	// read: Verify line, Verify block, Done when line, title, title text,
 	// Do steps, Quality Commands, the project's checks.
 	Commands []tasks.Command `json:"commands,omitempty"`
-	Prose    string          `json:"prose,omitempty"` // the title's text after its colon, read as prose: never run
+	Prose    string          `json:"prose,omitempty"`   // the title's text after its colon, read as prose: never run
 	Servers  []string        `json:"servers,omitempty"` // commands that start a server and never end: not run, what they serve read by a qa-engineer
 	Needs    []checkView     `json:"needs,omitempty"`
 	QA       *checkView      `json:"qa,omitempty"`
