@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -1070,7 +1071,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 	}
 	// Its words with the files its code names ("`test/commands.bats`
 	// passes"): a test file named so is the project's tests.
-	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(lower+" "+verifyLineProse(t.Text)) && !testFilePasses(title.raw, lower) {
+	if len(t.Commands) == 0 && !t.Manual && !t.AC && !adopted && !template(t.Text) && !aboutChecks(title.prose()+" "+verifyLineProse(t.Text)) && !testFilePasses(title.raw, lower) {
 		// A behaviour in words ("Verify role rules: Owner/Admin view+export,
 		// Member view-only", "Filter combinations behave consistently"): no
 		// command of the project checks that, a qa-engineer does (the
@@ -1087,6 +1088,22 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// namesJoined reports whether a word is names joined by slashes, each
+// capitalised ("Speed/Quality/OpSec"): a list of names, no path.
+func namesJoined(w string) bool {
+	parts := strings.Split(strings.Trim(w, ".,;:()"), "/")
+	if len(parts) < 3 {
+		return false // "Build/Test" may be the checks; three names are a list
+	}
+	for _, p := range parts {
+		r, _ := utf8.DecodeRuneInString(p)
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // namesBound reports whether a task's Verify or Done when prose sets a
@@ -1237,6 +1254,13 @@ func outputNamed(text string, cmds []Command) bool {
 // "all tests pass", "lint and typecheck", "CI green", "no regressions"):
 // those the project's quality commands stand for when it names none.
 func aboutChecks(words string) bool {
+	// A list of names joined by slashes ("§4.7 Speed/Quality/OpSec", a
+	// module's name) is no word of a check (corpus eleven).
+	if strings.Contains(words, "/") {
+		f := strings.Fields(words)
+		f = slices.DeleteFunc(f, namesJoined)
+		words = strings.Join(f, " ")
+	}
 	// Whole words ("gate", not "navigate"; "types", not "prototypes"),
 	// and phrases of them.
 	padded := " " + strings.Join(strings.FieldsFunc(strings.ToLower(words), func(r rune) bool {
