@@ -1040,7 +1040,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
-		arrowOutcome(title, t.Commands) || served ||
+		arrowOutcome(title, t.Commands) || served || checkBeside(title, t.Commands) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
@@ -1088,6 +1088,51 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// checkBeside reports whether a title that joins its checks with "+"
+// names one of them in words beside its commands ("`nx lint server` +
+// marketdata IT 全量绿 + …", "… + moat/boundaries 0 violation"): a suite
+// or a gate the file gives no command for, which no command of the task
+// runs; what it says is read by a qa-engineer (corpus eleven).
+func checkBeside(t title, cs []Command) bool {
+	first := strings.IndexRune(t.text, codeMark)
+	if first < 0 || !slices.ContainsFunc(cs, func(c Command) bool { return c.Source == FromTitleCode }) {
+		return false // its commands are a Verify line's, which its title's words describe
+	}
+	// The items after its first command: the list of its checks.
+	for _, item := range strings.FieldsFunc(withoutAsides(t.text[first:]), func(r rune) bool { return r == '+' || r == '＋' }) {
+		if strings.ContainsRune(item, codeMark) {
+			continue // a command of its own, or beside one
+		}
+		l := " " + strings.ToLower(item) + " "
+		if containsAny(l, "绿", "全量", " green", " passes", " pass ", " 0 violation", " 0 error", " zero violation", " it suite", " it ", " suite") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutAsides is s without what it holds in parentheses ("(…)",
+// "（…）"), which says more of a check, never another.
+func withoutAsides(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(', '（':
+			depth++
+		case ')', '）':
+			if depth > 0 {
+				depth--
+			}
+		default:
+			if depth == 0 {
+				b.WriteRune(r)
+			}
+		}
+	}
+	return b.String()
 }
 
 // namesJoined reports whether a word is names joined by slashes, each
