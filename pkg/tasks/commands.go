@@ -251,7 +251,7 @@ func wordsCommand(verify ast.Node, src []byte) string {
 		}
 		for n := min(4, len(words)-s); n >= 1; n-- {
 			c := strings.TrimRight(strings.Join(words[s:s+n], " "), ".")
-			if f := strings.Fields(c); len(f) > 1 && f[0] == "make" && f[1] == "sure" || slices.ContainsFunc(f[1:], func(w string) bool { return proseWord[strings.ToLower(w)] }) {
+			if f := strings.Fields(c); len(f) > 1 && f[0] == "make" && f[1] == "sure" || slices.ContainsFunc(f[1:], func(w string) bool { return proseWord(strings.ToLower(w)) }) {
 				continue // "make sure all tests pass", "make clean removes the": words
 			}
 			if c = withoutSuccess(c); CommandLine(c) && len(strings.Fields(c)) > 1 {
@@ -1320,7 +1320,7 @@ func bareCheck(p string) (ok, check bool) {
 		return false, false
 	}
 	for _, w := range f {
-		if proseWord[strings.ToLower(strings.Trim(w, ".,;:!?"))] {
+		if proseWord(strings.ToLower(strings.Trim(w, ".,;:!?"))) {
 			return false, false
 		}
 	}
@@ -1328,7 +1328,7 @@ func bareCheck(p string) (ok, check bool) {
 	if prog == "cd" {
 		return len(args) == 1, false
 	}
-	if !bareRunner[prog] && !bareTool[prog] && !strings.HasPrefix(prog, "./") && !strings.HasPrefix(prog, "../") {
+	if !bareRunner(prog) && !bareTool(prog) && !strings.HasPrefix(prog, "./") && !strings.HasPrefix(prog, "../") {
 		return false, false
 	}
 	// Its words: subcommands, modules, folders (`ruff check .`, `python
@@ -1376,25 +1376,40 @@ func isPlainWord(w string) bool {
 	return w != ""
 }
 
-// bareRunner are programs whose first words name what they run; bareTool
-// are programs whose operands are flags, paths and values (a bare Verify
-// line names one of them, or a script by its path).
-var (
-	bareRunner = map[string]bool{"npm": true, "pnpm": true, "yarn": true, "bun": true, "npx": true, "go": true, "cargo": true,
-		"make": true, "just": true, "ruff": true, "uv": true, "poetry": true, "pipenv": true, "hatch": true, "tox": true, "nox": true,
-		"dotnet": true, "mvn": true, "gradle": true, "./gradlew": true, "./mvnw": true, "mix": true, "bundle": true, "rake": true,
-		"deno": true, "git": true, "docker": true, "composer": true, "swift": true, "flutter": true, "dart": true, "nx": true, "turbo": true}
-	bareTool = map[string]bool{"pytest": true, "python": true, "python3": true, "node": true, "sh": true, "bash": true, "tsc": true,
-		"eslint": true, "jest": true, "vitest": true, "mypy": true, "pyright": true, "phpunit": true, "rspec": true, "golangci-lint": true,
-		"shellcheck": true, "bats": true, "prettier": true, "black": true, "flake8": true, "pylint": true, "test": true, "grep": true,
-		"rg": true, "diff": true, "cmp": true, "jq": true, "curl": true}
-	proseWord = map[string]bool{"the": true, "a": true, "an": true, "is": true, "are": true, "was": true, "were": true, "be": true,
-		"should": true, "must": true, "will": true, "can": true, "then": true, "that": true, "this": true, "it": true, "its": true,
-		"and": true, "or": true, "of": true, "for": true, "to": true, "from": true, "at": true, "on": true, "with": true,
-		"without": true, "no": true, "not": true, "nothing": true, "all": true, "every": true, "each": true, "sure": true,
-		"exists": true, "exist": true, "contains": true, "shows": true, "show": true, "reports": true, "returns": true,
-		"removes": true, "displays": true, "displayed": true, "goes": true, "works": true, "fails": true, "passes": true}
-)
+// bareRunner reports whether a program's first words name what it runs;
+// bareTool, whether its operands are flags, paths and values (a bare
+// Verify line names one of them, or a script by its path). Switches, not
+// maps: a hook does no work at package init.
+func bareRunner(p string) bool {
+	switch p {
+	case "npm", "pnpm", "yarn", "bun", "npx", "go", "cargo", "make", "just", "ruff", "uv", "poetry", "pipenv", "hatch", "tox", "nox",
+		"dotnet", "mvn", "gradle", "./gradlew", "./mvnw", "mix", "bundle", "rake", "deno", "git", "docker", "composer", "swift",
+		"flutter", "dart", "nx", "turbo":
+		return true
+	}
+	return false
+}
+
+func bareTool(p string) bool {
+	switch p {
+	case "pytest", "python", "python3", "node", "sh", "bash", "tsc", "eslint", "jest", "vitest", "mypy", "pyright", "phpunit", "rspec",
+		"golangci-lint", "shellcheck", "bats", "prettier", "black", "flake8", "pylint", "test", "grep", "rg", "diff", "cmp", "jq", "curl":
+		return true
+	}
+	return false
+}
+
+// proseWord reports whether a word is English prose, never a command's.
+func proseWord(w string) bool {
+	switch w {
+	case "the", "a", "an", "is", "are", "was", "were", "be", "should", "must", "will", "can", "then", "that", "this", "it", "its",
+		"and", "or", "of", "for", "to", "from", "at", "on", "with", "without", "no", "not", "nothing", "all", "every", "each", "sure",
+		"exists", "exist", "contains", "shows", "show", "reports", "returns", "removes", "displays", "displayed", "goes", "works",
+		"fails", "passes":
+		return true
+	}
+	return false
+}
 
 func names(label string) map[string]bool {
 	if label == "verify" {

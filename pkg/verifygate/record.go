@@ -161,6 +161,12 @@ func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 	if Off(getenv) {
 		return hookio.PostOutcome{}
 	}
+	if p, _, _ := in.Field("prompt"); strings.HasPrefix(strings.TrimSpace(p), "/") {
+		// A slash command: a skill's inline shell commands run around
+		// this hook (RecordSlashCommand), and what they write is the
+		// agent's; the next look tells them apart by their window.
+		return hookio.PostOutcome{}
+	}
 	data, session := evidence.DataDir(getenv), in.SessionID()
 	if data == "" || !hookio.ValidSessionID(session) {
 		return hookio.PostOutcome{}
