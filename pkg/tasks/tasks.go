@@ -1040,7 +1040,7 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		len(t.Commands) > 0 && (observes(t.Text) || namesBound(t.Text)) ||
 		len(t.Commands) > 0 && noWarnings(labelProse(t.Text, "verify", "verification", "done when")) && !slices.ContainsFunc(t.Commands, func(c Command) bool { return failsOnWarnings(c.Run) }) ||
 		len(t.Commands) > 0 && staticOnly(t.Commands) && namesBehaviour(labelProse(t.Text, "do", "done when")) ||
-		arrowOutcome(title, t.Commands) || served || checkBeside(title, t.Commands) ||
+		arrowOutcome(title, t.Commands) || served || checkBeside(title, t.Commands) || valuesSearched(title, t.Commands) ||
 		len(t.Commands) > 0 && t.Commands[0].Source == FromRunStep && slices.ContainsFunc(strings.Split(t.Text, "\n"), func(l string) bool {
 			return strings.Contains(l, "`") && optionalStep(l) // a step left optional is read
 		})
@@ -1088,6 +1088,36 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 		under.adopt(&t)
 	}
 	return t, true
+}
+
+// valuesSearched reports whether a title names settings with their
+// values (`base_frame_id: "base_link"`, `MODE=prod`) beside a search
+// among its commands (`grep "base_frame_id" config.yaml`): the search
+// finds the keys whatever their values, so what it prints is read
+// (corpus ten).
+func valuesSearched(t title, cs []Command) bool {
+	search := slices.ContainsFunc(cs, func(c Command) bool {
+		switch path.Base(FirstWord(c.Run)) {
+		case "grep", "egrep", "rg", "ag", "git":
+			return path.Base(FirstWord(c.Run)) != "git" || strings.Contains(c.Run, "git grep")
+		}
+		return false
+	})
+	if !search {
+		return false
+	}
+	for _, c := range t.code {
+		if slices.ContainsFunc(cs, func(k Command) bool { return strings.Contains(k.Run, c) }) {
+			continue // the search itself
+		}
+		if key, val, ok := strings.Cut(c, ": "); ok && key != "" && !strings.ContainsAny(key, " \t") && (strings.HasPrefix(val, "\"") || strings.HasPrefix(val, "'")) {
+			return true
+		}
+		if key, val, ok := strings.Cut(c, "="); ok && key != "" && val != "" && !strings.ContainsAny(key, " \t") && strings.ToUpper(key) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // checkBeside reports whether a title that joins its checks with "+"
