@@ -839,14 +839,7 @@ func TakeBaseline(getenv func(string) string, session, cwd string) (saved bool, 
 					w, r := placeOf(t)
 					asIs[boxKey{rel, t.Key()}] = [2]string{w, r}
 				}
-				sn.Commands, sn.Sources, sn.Carried = c.Need.Commands, nil, true
-				for i := range sn.Commands {
-					src := "as it was"
-					if i < len(c.Need.Sources) {
-						src = c.Need.Sources[i]
-					}
-					sn.Sources = append(sn.Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
-				}
+				sn.Commands, sn.Sources, sn.Carried = c.Need.Commands, carriedSources(c.Need), true
 				sn.Verify, sn.AC, sn.Manual = sn.Verify || c.Need.Verify, sn.AC || c.Need.AC, sn.Manual || c.Need.Manual
 				if sn.Verify {
 					// Its words too, as a verification task's: moved to
@@ -1041,28 +1034,13 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 		if i := slices.IndexFunc(snaps, func(sn ledger.Snap) bool { return sn.Verify && snapOfID(sn.Key, id) }); i >= 0 {
 			if !snaps[i].Carried {
 				gone := c.Need
-				snaps[i].Commands, snaps[i].Sources, snaps[i].Carried = gone.Commands, nil, true
-				for k := range gone.Commands {
-					src := "as it was"
-					if k < len(gone.Sources) {
-						src = gone.Sources[k]
-					}
-					snaps[i].Sources = append(snaps[i].Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
-				}
+				snaps[i].Commands, snaps[i].Sources, snaps[i].Carried = gone.Commands, carriedSources(gone), true
 				snaps[i].AC, snaps[i].Manual = snaps[i].AC || gone.AC, snaps[i].Manual || gone.Manual
 			}
 			continue
 		}
 		sn := c.Need
-		sn.Key, sn.Carried, sn.Gone = c.Key, true, true
-		sn.Sources = nil
-		for k := range sn.Commands {
-			src := "as it was"
-			if k < len(c.Need.Sources) {
-				src = c.Need.Sources[k]
-			}
-			sn.Sources = append(sn.Sources, strings.TrimSuffix(src, carriedNote)+carriedNote)
-		}
+		sn.Key, sn.Sources, sn.Carried, sn.Gone = c.Key, carriedSources(c.Need), true, true
 		at := 0
 		if c.After != "" {
 			at = slices.IndexFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.After }) + 1
@@ -1073,6 +1051,20 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 		snaps = slices.Insert(snaps, at, sn)
 	}
 	return snaps
+}
+
+// carriedSources are where a carried need's commands were read, each
+// said to be from before an agent changed it.
+func carriedSources(need ledger.Snap) []string {
+	var out []string
+	for i := range need.Commands {
+		src := "as it was"
+		if i < len(need.Sources) {
+			src = need.Sources[i]
+		}
+		out = append(out, strings.TrimSuffix(src, carriedNote)+carriedNote)
+	}
+	return out
 }
 
 // carriedNote ends where a carried command was read.
