@@ -41,12 +41,8 @@ func RecordBash(in hookio.Input, getenv func(string) string) hookio.PostOutcome 
 // else's not at all. It stats the task files rodin knows and reads only
 // those that changed; a new task file is found by the stop.
 func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutcome {
-	data, session := evidence.DataDir(getenv), in.SessionID()
-	if data == "" || !hookio.ValidSessionID(session) {
-		return hookio.PostOutcome{}
-	}
-	st, err := loadTicks(data, session)
-	if st == nil || err != nil {
+	data, session, st := sessionTicks(in, getenv)
+	if st == nil {
 		return hookio.PostOutcome{} // the stop says what it cannot read
 	}
 	changed := st.changedFiles()
@@ -146,6 +142,20 @@ func judgeBashTicks(in hookio.Input, getenv func(string) string) hookio.PostOutc
 	return hookio.PostOutcome{Block: true, Reason: "[rodin] " + strings.Join(say, " ")}
 }
 
+// sessionTicks is the session's record of its boxes, with where it is
+// kept; nil when there is none or it cannot be read.
+func sessionTicks(in hookio.Input, getenv func(string) string) (data, session string, st *tickState) {
+	data, session = evidence.DataDir(getenv), in.SessionID()
+	if data == "" || !hookio.ValidSessionID(session) {
+		return data, session, nil
+	}
+	st, err := loadTicks(data, session)
+	if err != nil {
+		return data, session, nil
+	}
+	return data, session, st
+}
+
 // LookAtPrompt looks at the session's task files when the user types a
 // prompt. A change since rodin last looked, made outside every call of the
 // agent's, is someone else's: the user's edit in their editor before they
@@ -167,12 +177,8 @@ func LookAtPrompt(in hookio.Input, getenv func(string) string) hookio.PostOutcom
 		// agent's; the next look tells them apart by their window.
 		return hookio.PostOutcome{}
 	}
-	data, session := evidence.DataDir(getenv), in.SessionID()
-	if data == "" || !hookio.ValidSessionID(session) {
-		return hookio.PostOutcome{}
-	}
-	st, err := loadTicks(data, session)
-	if st == nil || err != nil {
+	data, session, st := sessionTicks(in, getenv)
+	if st == nil {
 		return hookio.PostOutcome{} // the stop says what it cannot read
 	}
 	changed := st.changedFiles()
