@@ -803,11 +803,16 @@ func servedSpans(t title) []string {
 // server goes with it.
 func beforeServer(c string) string {
 	parts := strings.Split(c, " && ")
-	parts = parts[:len(parts)-1]
+	return strings.Join(withoutTrailingCd(parts[:len(parts)-1]), " && ")
+}
+
+// withoutTrailingCd is a chain's parts without the `cd`s that end them:
+// what went to a folder only for the server taken out after them.
+func withoutTrailingCd(parts []string) []string {
 	for len(parts) > 0 && strings.HasPrefix(strings.TrimSpace(parts[len(parts)-1]), "cd ") {
 		parts = parts[:len(parts)-1]
 	}
-	return strings.Join(parts, " && ")
+	return parts
 }
 
 // withoutServers takes out of a task's commands the parts that start a
@@ -828,8 +833,8 @@ func withoutServers(cs []Command) ([]Command, []string) {
 			}
 			kept = append(kept, p)
 		}
-		for len(kept) > 0 && len(kept) < len(parts) && strings.HasPrefix(strings.TrimSpace(kept[len(kept)-1]), "cd ") {
-			kept = kept[:len(kept)-1] // `pnpm build && cd web && pnpm dev`: the build stays
+		if len(kept) < len(parts) {
+			kept = withoutTrailingCd(kept) // `pnpm build && cd web && pnpm dev`: the build stays
 		}
 		if len(kept) == len(parts) {
 			out = append(out, c)
@@ -1097,11 +1102,8 @@ func readTask(item *ast.ListItem, src []byte, lines []int, under *tagged) (Task,
 // (corpus ten).
 func valuesSearched(t title, cs []Command) bool {
 	search := slices.ContainsFunc(cs, func(c Command) bool {
-		switch path.Base(FirstWord(c.Run)) {
-		case "grep", "egrep", "rg", "ag", "git":
-			return path.Base(FirstWord(c.Run)) != "git" || strings.Contains(c.Run, "git grep")
-		}
-		return false
+		w := path.Base(FirstWord(c.Run))
+		return w == "grep" || w == "egrep" || w == "rg" || w == "ag" || w == "git" && strings.Contains(c.Run, "git grep")
 	})
 	if !search {
 		return false
