@@ -1491,6 +1491,9 @@ func observes(text string) bool {
 // lookItem reports whether one thing a task asks to verify is a look:
 // two words or more, neither the project's checks nor a success.
 func lookItem(item string) bool {
+	// What it says in parentheses is more of the same ("block skips
+	// (exit code 0, zero failures)"), not what is looked at.
+	item = withoutAsides(item)
 	o := " " + strings.TrimSpace(item) + " "
 	if len(strings.Fields(item)) < 2 || aboutChecks(o) {
 		return false
