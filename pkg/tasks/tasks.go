@@ -741,6 +741,13 @@ func arrowOutcome(t title, cs []Command) bool {
 			rest, ok = strings.CutPrefix(a, "->")
 		}
 		if !ok {
+			// "`flutter build apk` — zero JNI references; APK 224MB":
+			// a dash then what is seen, several things of it.
+			if r, dash := strings.CutPrefix(a, "—"); dash && strings.Count(r, ";") >= 1 {
+				rest, ok = r, true
+			}
+		}
+		if !ok {
 			continue
 		}
 		words := strings.Fields(strings.ToLower(strings.Trim(rest, " *_")))
