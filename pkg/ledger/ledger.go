@@ -400,6 +400,9 @@ type Carried struct {
 	Gone  bool   `json:"gone,omitempty"`
 	Key   string `json:"key,omitempty"`
 	After string `json:"after,omitempty"`
+	// Next is the key of the task after it ("" for the file's end): with
+	// After, where it stood.
+	Next string `json:"next,omitempty"`
 }
 
 // MaxCarried bounds the carried needs kept: past it, other projects'

@@ -126,13 +126,16 @@ func (s *Session) goneCarried(file string, taken map[*ledger.Snap]bool) []ledger
 		if i < 0 || taken[g] {
 			continue // someone else's task (acceptEdits), or one a task took the place of
 		}
-		after := ""
+		after, next := "", ""
 		if i > 0 {
 			after = fs[i-1].Key
 		}
+		if i+1 < len(fs) {
+			next = fs[i+1].Key
+		}
 		need := ledger.Snap{Commands: g.Commands, Sources: g.Sources, Verify: g.Verify, AC: g.AC, Manual: g.Manual, Title: g.Title}
 		out = append(out, ledger.Carried{Root: s.Root, File: file, Words: goneWords + g.Key, Runs: goneWords, Time: time.Now().UnixNano(),
-			Need: need, Gone: true, Key: g.Key, After: after})
+			Need: need, Gone: true, Key: g.Key, After: after, Next: next})
 	}
 	return out
 }

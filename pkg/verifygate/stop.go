@@ -1041,12 +1041,21 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 		}
 		sn := c.Need
 		sn.Key, sn.Sources, sn.Carried, sn.Gone = c.Key, carriedSources(c.Need), true, true
-		at := 0
-		if c.After != "" {
+		// Where it stood: after the task that was before it, else before
+		// the one that was after it. With both gone, it has no place: only
+		// its id given again stands for it (a place guessed, the file's
+		// end, would hold new work written there to its check).
+		at := -1
+		switch {
+		case c.After == "":
+			at = 0
+		case slices.ContainsFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.After }):
 			at = slices.IndexFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.After }) + 1
-			if at == 0 {
-				at = len(snaps) // the task before it is gone too: at the end
-			}
+		case c.Next != "" && slices.ContainsFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.Next }):
+			at = slices.IndexFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.Next })
+		}
+		if at < 0 {
+			continue
 		}
 		snaps = slices.Insert(snaps, at, sn)
 	}

@@ -472,6 +472,13 @@ func (s *Session) look(st *tickState, rel string, who func(mod int64) owner, kno
 		st.files[rel] = seenAs(fi)
 	}
 	o := who(mod)
+	if !o.mine && fi != nil && (linked != 0 || links(fi) > 1) {
+		// A change no window explains, of a task file that is a link or
+		// has another name: a file tool's write through that other name
+		// (`.tasks.txt`, which no hook's filter sees) is the agent's,
+		// as a change of the configuration through one is (attack 74).
+		o = owner{mine: true}
+	}
 	parsed := known
 	var quality []tasks.Command
 	if err == nil && known == nil {
