@@ -182,7 +182,7 @@ func decodeBaseline(js []byte) (Baseline, bool) {
 }
 
 // snapKeys are the keys rodin writes of a Snap, in decodeSnap's bit order.
-var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title", "carried", "gone"}
+var snapKeys = [...]string{"key", "checked", "verify", "ac", "manual", "commands", "sources", "title", "carried", "gone", "placeless"}
 
 // decodeSnap reads one snap in one pass over its keys (a baseline holds
 // one per task, hundreds for a long task file): a key twice, or one of
@@ -229,6 +229,9 @@ func decodeSnap(v gjson.Result) (Snap, bool) {
 		case "gone":
 			bit = 1 << 9
 			s.Gone, ok = boolOf(f)
+		case "placeless":
+			bit = 1 << 10
+			s.Placeless, ok = boolOf(f)
 		default:
 			for _, want := range snapKeys {
 				if strings.EqualFold(name, want) {

@@ -378,6 +378,10 @@ type Snap struct {
 	// the file as the session begins, and only its id or a task written at
 	// its place stands for it.
 	Gone bool `json:"gone,omitempty"`
+	// Placeless is set for a Gone task whose neighbours are both gone (or
+	// renamed) too: its place is unknown, so any new verification task of
+	// its file stands for it.
+	Placeless bool `json:"placeless,omitempty"`
 }
 
 // Carried is what a verification task needed before an agent changed it

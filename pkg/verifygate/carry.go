@@ -51,7 +51,17 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 			// the next session does not start from the plain task (attack
 			// 71, B2). A task written elsewhere in the file (new work
 			// beside a task deleted) stands for none.
-			if gone := s.goneAt(file, ts, j); len(gone) > 0 {
+			gone := s.goneAt(file, ts, j)
+			if t.Verify {
+				// And one of an earlier session whose place is lost: any
+				// new verification task stands for it (goneFor).
+				for _, g := range s.vanished(file) {
+					if s.lostPlace(file, g, ts) && !slices.Contains(gone, g) {
+						gone = append(gone, g)
+					}
+				}
+			}
+			if len(gone) > 0 {
 				sns = []*ledger.Snap{mergeSnaps(append(sns, gone...))}
 				for _, g := range gone {
 					taken[g] = true
@@ -133,12 +143,18 @@ func (s *Session) goneCarried(file string, taken map[*ledger.Snap]bool) []ledger
 		if i+1 < len(fs) {
 			next = fs[i+1].Key
 		}
+		if g.Placeless {
+			after, next = noPlace, "" // still none: the file's end is no place of its
+		}
 		need := ledger.Snap{Commands: g.Commands, Sources: g.Sources, Verify: g.Verify, AC: g.AC, Manual: g.Manual, Title: g.Title}
 		out = append(out, ledger.Carried{Root: s.Root, File: file, Words: goneWords + g.Key, Runs: goneWords, Time: time.Now().UnixNano(),
 			Need: need, Gone: true, Key: g.Key, After: after, Next: next})
 	}
 	return out
 }
+
+// noPlace is a gone task's After when it has no place: no task's key.
+const noPlace = "\x00"
 
 // goneWords starts a gone task's Words and is its Runs: no task's sums
 // (hex) are ever these.
@@ -313,8 +329,8 @@ func (s *Session) goneAt(file string, ts []tasks.Task, j int) []*ledger.Snap {
 	var out []*ledger.Snap
 	for _, g := range gone {
 		i := slices.IndexFunc(fs, func(sn ledger.Snap) bool { return sn.Key == g.Key })
-		if i < 0 {
-			continue
+		if i < 0 || g.Placeless {
+			continue // no place: none is at it (goneFor)
 		}
 		before := i == 0 && j == 0 || i > 0 && j > 0 && fs[i-1].Key == ts[j-1].Key()
 		after := i+1 == len(fs) && j+1 == len(ts) && j > 0 || i+1 < len(fs) && j+1 < len(ts) && fs[i+1].Key == ts[j+1].Key()

@@ -843,7 +843,8 @@ func (s *Session) standsFor(file string, t tasks.Task) bool {
 // goneFor are the open verification tasks gone from file that a task new
 // since the session began stands for: every one gone in this session, and
 // one an agent deleted in an earlier session (Snap.Gone) only for the task
-// written at its place. Any new task standing for those too would hold
+// written at its place (any new verification task, when its place is
+// unknown: Snap.Placeless). Any new task standing for those too would hold
 // every later session's new work to a check the user may have had the
 // agent drop.
 func (s *Session) goneFor(file string, t tasks.Task) []*ledger.Snap {
@@ -852,12 +853,40 @@ func (s *Session) goneFor(file string, t tasks.Task) []*ledger.Snap {
 		return gone
 	}
 	var at []*ledger.Snap
-	if present := s.present[file]; present != nil {
+	present := s.present[file]
+	if present != nil {
 		if j := slices.IndexFunc(present, func(p tasks.Task) bool { return p.Key() == t.Key() }); j >= 0 {
 			at = s.goneAt(file, present, j)
 		}
 	}
-	return slices.DeleteFunc(gone, func(sn *ledger.Snap) bool { return sn.Gone && !slices.Contains(at, sn) })
+	return slices.DeleteFunc(gone, func(sn *ledger.Snap) bool {
+		if !sn.Gone {
+			return false
+		}
+		if s.lostPlace(file, sn, present) {
+			return !t.Verify
+		}
+		return !slices.Contains(at, sn)
+	})
+}
+
+// lostPlace reports whether a task an agent of an earlier session deleted
+// (Snap.Gone) has no place in file as it is: none when the session began
+// (Snap.Placeless), or both tasks around it renamed or gone since (attack
+// 74). Any new verification task of the file stands for such a one.
+func (s *Session) lostPlace(file string, sn *ledger.Snap, present []tasks.Task) bool {
+	if sn.Placeless {
+		return true
+	}
+	fs := s.Baseline.Files[file]
+	i := slices.IndexFunc(fs, func(o ledger.Snap) bool { return o.Key == sn.Key })
+	if !sn.Gone || i < 0 || present == nil {
+		return false
+	}
+	here := func(key string) bool {
+		return slices.ContainsFunc(present, func(p tasks.Task) bool { return p.Key() == key })
+	}
+	return !(i > 0 && here(fs[i-1].Key)) && !(i+1 < len(fs) && here(fs[i+1].Key))
 }
 
 // NeedOf is what t needs: its commands and those it had when the session

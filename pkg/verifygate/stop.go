@@ -1042,9 +1042,10 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 		sn := c.Need
 		sn.Key, sn.Sources, sn.Carried, sn.Gone = c.Key, carriedSources(c.Need), true, true
 		// Where it stood: after the task that was before it, else before
-		// the one that was after it. With both gone, it has no place: only
-		// its id given again stands for it (a place guessed, the file's
-		// end, would hold new work written there to its check).
+		// the one that was after it. With both gone (or renamed), it has
+		// no place: at the file's end, any new verification task of the
+		// file stands for it, new plain work none (a place guessed would
+		// hold the plain work written there to its check; attack 74).
 		at := -1
 		switch {
 		case c.After == "":
@@ -1055,7 +1056,7 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 			at = slices.IndexFunc(snaps, func(o ledger.Snap) bool { return o.Key == c.Next })
 		}
 		if at < 0 {
-			continue
+			at, sn.Placeless = len(snaps), true
 		}
 		snaps = slices.Insert(snaps, at, sn)
 	}
