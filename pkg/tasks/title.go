@@ -461,7 +461,7 @@ func (t title) prose() string {
 	_, n := t.leading()
 	w := t.words()[n:]
 	for i := 1; i < len(w); i++ {
-		if resultMark(w[i]) {
+		if ResultMark(w[i]) {
 			w = w[:i] // the author's result note (noted) claims nothing
 			break
 		}
@@ -504,7 +504,7 @@ func (t title) noted() int {
 	_, n := t.leading()
 	spans := 0
 	for i, x := range w {
-		if i > n && resultMark(x) {
+		if i > n && ResultMark(x) {
 			return spans
 		}
 		spans += strings.Count(x, string(codeMark))
@@ -513,14 +513,11 @@ func (t title) noted() int {
 }
 
 // ResultMark reports whether a word starts the author's note of a run in a
-// task's title (resultMark): the words from it on claim nothing, and do
-// not tell a task apart (a task moved with "✅ …" added is the same task).
-func ResultMark(w string) bool { return resultMark(w) }
-
-// resultMark reports whether a word starts with a check mark (✅, ✔, ☑)
-// or is a label of what was found ("実測:", "Result:", "Observed:"): the
-// author's note of the run, after the task's words.
-func resultMark(w string) bool {
+// task's title: a check mark (✅, ✔, ☑) or a label of what was found
+// ("実測:", "Result:", "Observed:"). The words from it on claim nothing,
+// and do not tell a task apart (a task moved with "✅ …" added is the same
+// task).
+func ResultMark(w string) bool {
 	if strings.HasPrefix(w, "✅") || strings.HasPrefix(w, "✔") || strings.HasPrefix(w, "☑") {
 		return true
 	}

@@ -31,6 +31,16 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 		qualityStands = [2]string{qualityWords, qualitySum(quality)}
 	}
 	taken := map[*ledger.Snap]bool{} // the gone tasks a new task stands for
+	// The tasks of an earlier session gone with no place in the file, once
+	// for the whole file: any new verification task stands for them.
+	var lost []*ledger.Snap
+	if slices.ContainsFunc(s.Baseline.Files[file], func(sn ledger.Snap) bool { return sn.Gone }) {
+		for _, g := range s.vanished(file) {
+			if s.lostPlace(file, g, ts) {
+				lost = append(lost, g)
+			}
+		}
+	}
 	for j, t := range ts {
 		// Cheap tests first: a task file holds hundreds of tasks, and most
 		// are as they began.
@@ -53,10 +63,8 @@ func (s *Session) carryChanges(file string, ts []tasks.Task, quality []tasks.Com
 			// beside a task deleted) stands for none.
 			gone := s.goneAt(file, ts, j)
 			if t.Verify {
-				// And one of an earlier session whose place is lost: any
-				// new verification task stands for it (goneFor).
-				for _, g := range s.vanished(file) {
-					if s.lostPlace(file, g, ts) && !slices.Contains(gone, g) {
+				for _, g := range lost {
+					if !slices.Contains(gone, g) {
 						gone = append(gone, g)
 					}
 				}

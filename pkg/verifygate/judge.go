@@ -557,8 +557,7 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 	fs := s.Baseline.Files[file]
 	for i := range fs {
 		sn := &fs[i]
-		id, _, _ := strings.Cut(sn.Key, "#")
-		id, _, _ = strings.Cut(id, "@line")
+		id := keyID(sn.Key)
 		if sn.Verify && !sn.Checked && !ids[id] && !s.renumbered(file).moved[sn.Key] {
 			out = append(out, sn)
 		}
@@ -574,8 +573,7 @@ func (s *Session) vanished(file string) []*ledger.Snap {
 			if k.file != file {
 				continue
 			}
-			id, _, _ := strings.Cut(k.key, "#")
-			id, _, _ = strings.Cut(id, "@line")
+			id := keyID(k.key)
 			here := ids[id]
 			if id == "" {
 				// A task with no id is known by its place: gone when no
@@ -742,6 +740,14 @@ func (s *Session) hadTask(file string, t tasks.Task) bool {
 		}
 	}
 	return false
+}
+
+// keyID is the id a task's key holds: `V1#2` and `V1@line7` are V1's,
+// `@line7` a task's with none.
+func keyID(key string) string {
+	id, _, _ := strings.Cut(key, "#")
+	id, _, _ = strings.Cut(id, "@line")
+	return id
 }
 
 // snapOfID reports whether a snap's key names a task of id: ID, ID#N, or a

@@ -1029,8 +1029,7 @@ func withGone(snaps []ledger.Snap, carried []ledger.Carried, root, rel string) [
 		if !c.Gone || c.Root != root || c.File != rel {
 			continue
 		}
-		id, _, _ := strings.Cut(c.Key, "#")
-		id, _, _ = strings.Cut(id, "@line")
+		id := keyID(c.Key)
 		if i := slices.IndexFunc(snaps, func(sn ledger.Snap) bool { return sn.Verify && snapOfID(sn.Key, id) }); i >= 0 {
 			if !snaps[i].Carried {
 				gone := c.Need

@@ -383,8 +383,6 @@ func (st *tickState) changed(rel string, fi os.FileInfo) bool {
 
 }
 
-// outstanding reports whether a box the agent ticked without its checks,
-// or a task file it made unreadable, is left.
 // changedFiles are the task files rodin knows that changed since it last
 // looked, or that it cannot stat now, sorted.
 func (st *tickState) changedFiles() []string {
@@ -399,6 +397,8 @@ func (st *tickState) changedFiles() []string {
 	return changed
 }
 
+// outstanding reports whether a box the agent ticked without its checks,
+// or a task file it made unreadable, is left.
 func (st *tickState) outstanding() bool {
 	for _, b := range st.boxes {
 		if b.mark == markBad {
